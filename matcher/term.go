@@ -1,0 +1,264 @@
+package matcher
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/selection"
+)
+
+// Kind says where a term comes from.
+type Kind uint8
+
+// Term kinds.
+const (
+	Affinity     Kind = iota + 1 // pod affinity term
+	AntiAffinity                 // pod anti-affinity term
+	Spread                       // DoNotSchedule topology-spread constraint
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Affinity:
+		return "Affinity"
+	case AntiAffinity:
+		return "AntiAffinity"
+	case Spread:
+		return "Spread"
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// Term is one compiled pod-affinity term, anti-affinity term or
+// topology-spread constraint of a pod.
+type Term struct {
+	Kind        Kind
+	Required    bool  // false for preferred (weighted) affinity terms
+	Weight      int32 // weight of a preferred term; 0 when Required
+	TopologyKey string
+	Selector    Selector // matches nothing when Err != nil
+	Scope       Scope
+	// Err is why the term failed to compile; the term then matches nothing.
+	Err error
+}
+
+// Matches reports whether a pod in namespace ns with the given labels matches
+// the term, nsLabels being the labels of ns (nil when unknown). These are
+// kube-scheduler's AffinityTerm.Matches semantics, evaluated with the
+// namespace's real labels. It does not allocate.
+func (t *Term) Matches(ns string, labels, nsLabels map[string]string) bool {
+	return t.Scope.Contains(ns, nsLabels) && t.Selector.Matches(labels)
+}
+
+// Terms is the compiled form of a pod's affinity, anti-affinity and
+// topology-spread rules.
+type Terms struct {
+	// Required terms, in spec order.
+	Affinity     []Term
+	AntiAffinity []Term
+	// Preferred terms, in spec order. They never make a pod unschedulable.
+	PreferredAffinity     []Term
+	PreferredAntiAffinity []Term
+	// DoNotSchedule topology-spread constraints, in spec order;
+	// ScheduleAnyway constraints are not compiled.
+	Spread []Term
+
+	affinityErr error // first error among the required (anti-)affinity terms
+	spreadErr   error // first error among the spread constraints
+}
+
+// AffinityErr returns the first compile error among the required affinity
+// and anti-affinity terms, nil if they all compiled. kube-scheduler's
+// InterPodAffinity requeues such a pod on every relevant event.
+func (t *Terms) AffinityErr() error { return t.affinityErr }
+
+// SpreadErr returns the first compile error among the DoNotSchedule spread
+// constraints, nil if they all compiled.
+func (t *Terms) SpreadErr() error { return t.spreadErr }
+
+// Len returns the number of compiled terms, preferred ones included.
+func (t *Terms) Len() int {
+	return len(t.Affinity) + len(t.AntiAffinity) + len(t.PreferredAffinity) +
+		len(t.PreferredAntiAffinity) + len(t.Spread)
+}
+
+// AllAffinityMatch reports whether the pod has at least one required affinity
+// term and a pod in ns with labels matches every one of them
+// (kube-scheduler's podMatchesAllAffinityTerms).
+func (t *Terms) AllAffinityMatch(ns string, labels, nsLabels map[string]string) bool {
+	if len(t.Affinity) == 0 {
+		return false
+	}
+	for i := range t.Affinity {
+		if !t.Affinity[i].Matches(ns, labels, nsLabels) {
+			return false
+		}
+	}
+	return true
+}
+
+// AnyMatch reports whether a pod in ns with labels matches at least one of
+// terms (kube-scheduler's podMatchesAnyAffinityTerms).
+func AnyMatch(terms []Term, ns string, labels, nsLabels map[string]string) bool {
+	for i := range terms {
+		if terms[i].Matches(ns, labels, nsLabels) {
+			return true
+		}
+	}
+	return false
+}
+
+// CompileTerms compiles pod's required and preferred affinity and
+// anti-affinity terms and its DoNotSchedule topology-spread constraints,
+// merging matchLabelKeys / mismatchLabelKeys from the pod's own labels.
+//
+// It always returns the compiled terms. A term that fails to compile is kept
+// with its Err set and matching nothing; the returned error joins every such
+// error (nil when all compiled). A nil pod is an error.
+func CompileTerms(pod *v1.Pod) (*Terms, error) {
+	t := &Terms{}
+	if pod == nil {
+		return t, errors.New("matcher: nil pod")
+	}
+	var errs []error
+	note := func(term Term, first *error) Term {
+		if term.Err != nil {
+			errs = append(errs, term.Err)
+			if first != nil && *first == nil {
+				*first = term.Err
+			}
+		}
+		return term
+	}
+	if a := pod.Spec.Affinity; a != nil {
+		if pa := a.PodAffinity; pa != nil {
+			for i := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
+				term := compileAffinityTerm(pod, &pa.RequiredDuringSchedulingIgnoredDuringExecution[i], Affinity, true, 0)
+				t.Affinity = append(t.Affinity, note(term, &t.affinityErr))
+			}
+			for i := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
+				w := &pa.PreferredDuringSchedulingIgnoredDuringExecution[i]
+				term := compileAffinityTerm(pod, &w.PodAffinityTerm, Affinity, false, w.Weight)
+				t.PreferredAffinity = append(t.PreferredAffinity, note(term, nil))
+			}
+		}
+		if pa := a.PodAntiAffinity; pa != nil {
+			for i := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
+				term := compileAffinityTerm(pod, &pa.RequiredDuringSchedulingIgnoredDuringExecution[i], AntiAffinity, true, 0)
+				t.AntiAffinity = append(t.AntiAffinity, note(term, &t.affinityErr))
+			}
+			for i := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
+				w := &pa.PreferredDuringSchedulingIgnoredDuringExecution[i]
+				term := compileAffinityTerm(pod, &w.PodAffinityTerm, AntiAffinity, false, w.Weight)
+				t.PreferredAntiAffinity = append(t.PreferredAntiAffinity, note(term, nil))
+			}
+		}
+	}
+	for i := range pod.Spec.TopologySpreadConstraints {
+		c := &pod.Spec.TopologySpreadConstraints[i]
+		if c.WhenUnsatisfiable != v1.DoNotSchedule {
+			continue
+		}
+		t.Spread = append(t.Spread, note(compileSpread(pod, c), &t.spreadErr))
+	}
+	return t, errors.Join(errs...)
+}
+
+// CompileRequiredAntiAffinity compiles only pod's required anti-affinity
+// terms: what an index needs of an assigned pod to find the pending pods its
+// anti-affinity may be blocking. It returns nil without allocating when the
+// pod has none, and nil when any of them fails to compile: kube-scheduler's
+// PodInfo then keeps no anti-affinity terms for the pod, so it blocks no one.
+func CompileRequiredAntiAffinity(pod *v1.Pod) []Term {
+	if pod == nil || pod.Spec.Affinity == nil || pod.Spec.Affinity.PodAntiAffinity == nil {
+		return nil
+	}
+	src := pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	var out []Term
+	for i := range src {
+		term := compileAffinityTerm(pod, &src[i], AntiAffinity, true, 0)
+		if term.Err != nil {
+			return nil
+		}
+		out = append(out, term)
+	}
+	return out
+}
+
+func compileAffinityTerm(pod *v1.Pod, src *v1.PodAffinityTerm, kind Kind, required bool, weight int32) Term {
+	term := Term{Kind: kind, Required: required, Weight: weight, TopologyKey: src.TopologyKey}
+	fail := func(err error) Term {
+		term.Selector, term.Scope = Nothing(), Scope{}
+		term.Err = fmt.Errorf("matcher: pod %s/%s: %s term (topologyKey %q): %w",
+			pod.Namespace, pod.Name, kind, src.TopologyKey, err)
+		return term
+	}
+	sel, err := CompileSelector(src.LabelSelector)
+	if err != nil {
+		return fail(err)
+	}
+	var extra []Requirement
+	for _, key := range src.MatchLabelKeys {
+		if v, ok := pod.Labels[key]; ok {
+			r, err := newRequirement(key, selection.In, []string{v})
+			if err != nil {
+				return fail(fmt.Errorf("matchLabelKeys: %w", err))
+			}
+			extra = append(extra, r)
+		}
+	}
+	for _, key := range src.MismatchLabelKeys {
+		if v, ok := pod.Labels[key]; ok {
+			r, err := newRequirement(key, selection.NotIn, []string{v})
+			if err != nil {
+				return fail(fmt.Errorf("mismatchLabelKeys: %w", err))
+			}
+			extra = append(extra, r)
+		}
+	}
+	term.Selector = sel.with(extra...)
+	scope, err := compileScope(pod.Namespace, src.Namespaces, src.NamespaceSelector)
+	if err != nil {
+		return fail(fmt.Errorf("namespaceSelector: %w", err))
+	}
+	term.Scope = scope
+	return term
+}
+
+func compileSpread(pod *v1.Pod, c *v1.TopologySpreadConstraint) Term {
+	term := Term{Kind: Spread, Required: true, TopologyKey: c.TopologyKey, Scope: ownNamespace(pod.Namespace)}
+	fail := func(err error) Term {
+		term.Selector, term.Scope = Nothing(), Scope{}
+		term.Err = fmt.Errorf("matcher: pod %s/%s: spread constraint (topologyKey %q): %w",
+			pod.Namespace, pod.Name, c.TopologyKey, err)
+		return term
+	}
+	sel, err := CompileSelector(c.LabelSelector)
+	if err != nil {
+		return fail(err)
+	}
+	var extra []Requirement
+	for _, key := range c.MatchLabelKeys {
+		if v, ok := pod.Labels[key]; ok {
+			r, err := newRequirement(key, selection.In, []string{v})
+			if err != nil {
+				return fail(fmt.Errorf("matchLabelKeys: %w", err))
+			}
+			extra = append(extra, r)
+		}
+	}
+	term.Selector = sel.with(extra...)
+	return term
+}
+
+// TopologyKeys appends to dst the distinct topology keys of terms, sorted.
+func TopologyKeys(dst []string, terms []Term) []string {
+	start := len(dst)
+	for i := range terms {
+		dst = append(dst, terms[i].TopologyKey)
+	}
+	slices.Sort(dst[start:])
+	return dst[:start+len(slices.Compact(dst[start:]))]
+}

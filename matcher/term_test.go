@@ -1,0 +1,384 @@
+package matcher
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func podWith(ns string, lbls map[string]string, aff *v1.Affinity, spread ...v1.TopologySpreadConstraint) *v1.Pod {
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: ns, UID: "uid-p", Labels: lbls},
+		Spec:       v1.PodSpec{Affinity: aff, TopologySpreadConstraints: spread},
+	}
+}
+
+func requiredAffinity(terms ...v1.PodAffinityTerm) *v1.Affinity {
+	return &v1.Affinity{PodAffinity: &v1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: terms}}
+}
+
+func requiredAnti(terms ...v1.PodAffinityTerm) *v1.Affinity {
+	return &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: terms}}
+}
+
+func TestTermNamespaceScope(t *testing.T) {
+	nsLabels := map[string]map[string]string{
+		"own":   {"team": "a"},
+		"other": {"team": "b"},
+		"third": {"team": "a"},
+		"bare":  nil,
+	}
+	tests := []struct {
+		name       string
+		namespaces []string
+		nsSelector string // parseSelector form; "nil" for none
+		want       []string
+	}{
+		{name: "no namespaces and nil selector is own namespace", nsSelector: "nil", want: []string{"own"}},
+		{name: "empty selector is every namespace", nsSelector: "", want: []string{"bare", "other", "own", "third"}},
+		{name: "list only", namespaces: []string{"other", "third"}, nsSelector: "nil", want: []string{"other", "third"}},
+		{name: "selector only", nsSelector: "team|=|a", want: []string{"own", "third"}},
+		{name: "list union selector", namespaces: []string{"other"}, nsSelector: "team|=|a", want: []string{"other", "own", "third"}},
+		{name: "NotIn selector matches unlabelled namespace", nsSelector: "team|NotIn|a", want: []string{"bare", "other"}},
+		{name: "list does not include own namespace", namespaces: []string{"third"}, nsSelector: "nil", want: []string{"third"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := podWith("own", nil, requiredAffinity(v1.PodAffinityTerm{
+				LabelSelector:     &metav1.LabelSelector{},
+				Namespaces:        tc.namespaces,
+				NamespaceSelector: parseSelector(tc.nsSelector),
+				TopologyKey:       "zone",
+			}))
+			terms, err := CompileTerms(pod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, ns := range []string{"bare", "other", "own", "third"} {
+				if terms.Affinity[0].Matches(ns, map[string]string{"x": "y"}, nsLabels[ns]) {
+					got = append(got, ns)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("namespaces in scope (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestTermMatchLabelKeys(t *testing.T) {
+	own := map[string]string{"app": "web", "pod-template-hash": "h1", "tenant": "t1"}
+	tests := []struct {
+		name       string
+		selector   *metav1.LabelSelector
+		matchKeys  []string
+		mismatch   []string
+		candidates map[string]bool // labels text → want match
+	}{
+		{
+			name:      "matchLabelKeys adds In of own value",
+			selector:  parseSelector("app|=|web"),
+			matchKeys: []string{"pod-template-hash"},
+			candidates: map[string]bool{
+				"app=web;pod-template-hash=h1": true,
+				"app=web;pod-template-hash=h2": false,
+				"app=web":                      false,
+			},
+		},
+		{
+			name:      "keys the pod lacks are ignored",
+			selector:  parseSelector("app|=|web"),
+			matchKeys: []string{"missing"},
+			mismatch:  []string{"also-missing"},
+			candidates: map[string]bool{
+				"app=web": true,
+			},
+		},
+		{
+			name:     "mismatchLabelKeys adds NotIn of own value",
+			selector: parseSelector("app|=|web"),
+			mismatch: []string{"tenant"},
+			candidates: map[string]bool{
+				"app=web;tenant=t1": false,
+				"app=web;tenant=t2": true,
+				"app=web":           true,
+			},
+		},
+		{
+			name:      "empty selector narrowed by matchLabelKeys",
+			selector:  parseSelector(""),
+			matchKeys: []string{"tenant"},
+			candidates: map[string]bool{
+				"tenant=t1": true,
+				"other=x":   false,
+			},
+		},
+		{
+			name:      "nil selector stays nil",
+			selector:  nil,
+			matchKeys: []string{"app"},
+			mismatch:  []string{"tenant"},
+			candidates: map[string]bool{
+				"app=web":           false,
+				"app=web;tenant=t2": false,
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := podWith("ns", own, requiredAffinity(v1.PodAffinityTerm{
+				LabelSelector:     tc.selector,
+				MatchLabelKeys:    tc.matchKeys,
+				MismatchLabelKeys: tc.mismatch,
+				TopologyKey:       "zone",
+			}))
+			terms, err := CompileTerms(pod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for set, want := range tc.candidates {
+				if got := terms.Affinity[0].Matches("ns", parseLabels(set), nil); got != want {
+					t.Errorf("term %v Matches(%q) = %v, want %v", terms.Affinity[0].Selector, set, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestTermErrors(t *testing.T) {
+	bad := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: "Bogus"}}}
+	good := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	tests := []struct {
+		name            string
+		pod             *v1.Pod
+		wantAffinityErr bool
+		wantSpreadErr   bool
+		wantErrText     string
+	}{
+		{
+			name:            "invalid affinity selector",
+			pod:             podWith("ns", nil, requiredAffinity(v1.PodAffinityTerm{LabelSelector: bad, TopologyKey: "zone"})),
+			wantAffinityErr: true,
+			wantErrText:     `not a valid label selector operator`,
+		},
+		{
+			name:            "invalid anti-affinity namespaceSelector",
+			pod:             podWith("ns", nil, requiredAnti(v1.PodAffinityTerm{LabelSelector: good, NamespaceSelector: bad, TopologyKey: "zone"})),
+			wantAffinityErr: true,
+			wantErrText:     "namespaceSelector",
+		},
+		{
+			name: "invalid matchLabelKeys value from the pod's own labels",
+			pod: podWith("ns", map[string]string{"app": "not valid!"}, requiredAffinity(v1.PodAffinityTerm{
+				LabelSelector: good, MatchLabelKeys: []string{"app"}, TopologyKey: "zone",
+			})),
+			wantAffinityErr: true,
+			wantErrText:     "matchLabelKeys",
+		},
+		{
+			name: "invalid spread selector",
+			pod: podWith("ns", nil, nil, v1.TopologySpreadConstraint{
+				MaxSkew: 1, TopologyKey: "zone", WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: bad,
+			}),
+			wantSpreadErr: true,
+			wantErrText:   "spread constraint",
+		},
+		{
+			name: "invalid ScheduleAnyway spread is not compiled",
+			pod: podWith("ns", nil, nil, v1.TopologySpreadConstraint{
+				MaxSkew: 1, TopologyKey: "zone", WhenUnsatisfiable: v1.ScheduleAnyway, LabelSelector: bad,
+			}),
+		},
+		{
+			name: "invalid preferred term is an error but not a required one",
+			pod: podWith("ns", nil, &v1.Affinity{PodAffinity: &v1.PodAffinity{
+				PreferredDuringSchedulingIgnoredDuringExecution: []v1.WeightedPodAffinityTerm{{
+					Weight: 5, PodAffinityTerm: v1.PodAffinityTerm{LabelSelector: bad, TopologyKey: "zone"},
+				}},
+			}}),
+			wantErrText: "Affinity term",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			terms, err := CompileTerms(tc.pod)
+			if (err != nil) != (tc.wantErrText != "") {
+				t.Fatalf("CompileTerms error = %v, want one containing %q", err, tc.wantErrText)
+			}
+			if err != nil {
+				if !strings.HasPrefix(err.Error(), "matcher: ") || !strings.Contains(err.Error(), tc.wantErrText) {
+					t.Errorf("CompileTerms error = %q, want prefix \"matcher: \" and %q", err, tc.wantErrText)
+				}
+			}
+			if got := terms.AffinityErr() != nil; got != tc.wantAffinityErr {
+				t.Errorf("AffinityErr() = %v, want error: %v", terms.AffinityErr(), tc.wantAffinityErr)
+			}
+			if got := terms.SpreadErr() != nil; got != tc.wantSpreadErr {
+				t.Errorf("SpreadErr() = %v, want error: %v", terms.SpreadErr(), tc.wantSpreadErr)
+			}
+			if terms.Len() == 0 && tc.wantErrText != "" {
+				t.Errorf("the failed term was dropped; it must be kept and marked")
+			}
+			for _, group := range [][]Term{terms.Affinity, terms.AntiAffinity, terms.PreferredAffinity, terms.Spread} {
+				for _, term := range group {
+					if term.Err != nil && term.Matches("ns", map[string]string{"app": "web"}, nil) {
+						t.Errorf("a failed term matches; want it to match nothing")
+					}
+				}
+			}
+		})
+	}
+	if _, err := CompileTerms(nil); err == nil || !strings.HasPrefix(err.Error(), "matcher: ") {
+		t.Errorf("CompileTerms(nil) error = %v, want a matcher: error", err)
+	}
+}
+
+func TestCompileTermsKinds(t *testing.T) {
+	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}
+	pod := podWith("ns", map[string]string{"app": "web"}, &v1.Affinity{
+		PodAffinity: &v1.PodAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{LabelSelector: sel, TopologyKey: "zone"}},
+			PreferredDuringSchedulingIgnoredDuringExecution: []v1.WeightedPodAffinityTerm{
+				{Weight: 7, PodAffinityTerm: v1.PodAffinityTerm{LabelSelector: sel, TopologyKey: "region"}},
+			},
+		},
+		PodAntiAffinity: &v1.PodAntiAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{LabelSelector: sel, TopologyKey: "hostname"}},
+			PreferredDuringSchedulingIgnoredDuringExecution: []v1.WeightedPodAffinityTerm{
+				{Weight: 3, PodAffinityTerm: v1.PodAffinityTerm{LabelSelector: sel, TopologyKey: "rack"}},
+			},
+		},
+	},
+		v1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: "zone", WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: sel},
+		v1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: "hostname", WhenUnsatisfiable: v1.ScheduleAnyway, LabelSelector: sel},
+	)
+	terms, err := CompileTerms(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type summary struct {
+		Kind     Kind
+		Required bool
+		Weight   int32
+		Topology string
+	}
+	var got []summary
+	for _, group := range [][]Term{terms.Affinity, terms.PreferredAffinity, terms.AntiAffinity, terms.PreferredAntiAffinity, terms.Spread} {
+		for _, term := range group {
+			got = append(got, summary{term.Kind, term.Required, term.Weight, term.TopologyKey})
+		}
+	}
+	want := []summary{
+		{Affinity, true, 0, "zone"},
+		{Affinity, false, 7, "region"},
+		{AntiAffinity, true, 0, "hostname"},
+		{AntiAffinity, false, 3, "rack"},
+		{Spread, true, 0, "zone"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("compiled terms (-want +got):\n%s", diff)
+	}
+	if got := terms.Len(); got != 5 {
+		t.Errorf("Len() = %d, want 5", got)
+	}
+}
+
+func TestSpreadTerm(t *testing.T) {
+	tests := []struct {
+		name      string
+		selector  *metav1.LabelSelector
+		matchKeys []string
+		ns        string
+		labels    string
+		want      bool
+	}{
+		{name: "empty selector matches every pod of the namespace", selector: parseSelector(""), ns: "ns", labels: "x=y", want: true},
+		{name: "other namespace never matches", selector: parseSelector(""), ns: "other", labels: "x=y", want: false},
+		{name: "nil selector matches nothing", selector: nil, ns: "ns", labels: "app=web", want: false},
+		{name: "nil selector stays nil with matchLabelKeys", selector: nil, matchKeys: []string{"app"}, ns: "ns", labels: "app=web", want: false},
+		{name: "matchLabelKeys narrows", selector: parseSelector("foo|Exists"), matchKeys: []string{"app"}, ns: "ns", labels: "foo=1;app=db", want: false},
+		{name: "matchLabelKeys own value", selector: parseSelector("foo|Exists"), matchKeys: []string{"app"}, ns: "ns", labels: "foo=1;app=web", want: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := podWith("ns", map[string]string{"app": "web"}, nil, v1.TopologySpreadConstraint{
+				MaxSkew: 1, TopologyKey: "zone", WhenUnsatisfiable: v1.DoNotSchedule,
+				LabelSelector: tc.selector, MatchLabelKeys: tc.matchKeys,
+			})
+			terms, err := CompileTerms(pod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := terms.Spread[0].Matches(tc.ns, parseLabels(tc.labels), nil); got != tc.want {
+				t.Errorf("spread Matches(%s, %q) = %v, want %v", tc.ns, tc.labels, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestAllAffinityMatchAndAnyMatch(t *testing.T) {
+	exists := func(k string) v1.PodAffinityTerm {
+		return v1.PodAffinityTerm{LabelSelector: parseSelector(k + "|Exists"), TopologyKey: "zone"}
+	}
+	terms, err := CompileTerms(podWith("ns", nil, requiredAffinity(exists("aaa"), exists("bbb"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !terms.AllAffinityMatch("ns", map[string]string{"aaa": "", "bbb": ""}, nil) {
+		t.Errorf("AllAffinityMatch(aaa=\"\", bbb=\"\") = false, want true")
+	}
+	if terms.AllAffinityMatch("ns", map[string]string{"aaa": ""}, nil) {
+		t.Errorf("AllAffinityMatch(aaa=\"\") = true, want false")
+	}
+	if !AnyMatch(terms.Affinity, "ns", map[string]string{"bbb": "1"}, nil) {
+		t.Errorf("AnyMatch(bbb=1) = false, want true")
+	}
+	none, _ := CompileTerms(podWith("ns", nil, nil))
+	if none.AllAffinityMatch("ns", map[string]string{"aaa": ""}, nil) {
+		t.Errorf("AllAffinityMatch with no terms = true, want false (kube-scheduler's podMatchesAllAffinityTerms)")
+	}
+}
+
+func TestTermMatchesDoesNotAllocate(t *testing.T) {
+	pod := podWith("ns", map[string]string{"app": "web"}, requiredAffinity(v1.PodAffinityTerm{
+		LabelSelector:     parseSelector("app|In|web,db;tier|NotIn|x"),
+		NamespaceSelector: parseSelector("team|=|a"),
+		Namespaces:        []string{"ns", "other"},
+		TopologyKey:       "zone",
+	}))
+	terms, err := CompileTerms(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, nsl := map[string]string{"app": "db"}, map[string]string{"team": "a"}
+	if allocs := testing.AllocsPerRun(100, func() { terms.Affinity[0].Matches("third", set, nsl) }); allocs != 0 {
+		t.Errorf("Term.Matches allocates %v times per run, want 0", allocs)
+	}
+}
+
+func TestCompileRequiredAntiAffinity(t *testing.T) {
+	if got := CompileRequiredAntiAffinity(podWith("ns", nil, nil)); got != nil {
+		t.Errorf("no anti-affinity: got %v, want nil", got)
+	}
+	bad := v1.PodAffinityTerm{LabelSelector: parseSelector("a|Bogus"), TopologyKey: "zone"}
+	good := v1.PodAffinityTerm{LabelSelector: parseSelector("app|=|web"), TopologyKey: "zone"}
+	if got := CompileRequiredAntiAffinity(podWith("ns", nil, requiredAnti(bad, good))); got != nil {
+		t.Errorf("one invalid term: got %v, want nil (kube-scheduler keeps none)", got)
+	}
+	got := CompileRequiredAntiAffinity(podWith("ns", nil, requiredAnti(good)))
+	if len(got) != 1 || !got[0].Matches("ns", map[string]string{"app": "web"}, nil) {
+		t.Errorf("CompileRequiredAntiAffinity = %v, want the valid term", got)
+	}
+}
+
+func TestTopologyKeys(t *testing.T) {
+	terms := []Term{{TopologyKey: "zone"}, {TopologyKey: "host"}, {TopologyKey: "zone"}}
+	got := TopologyKeys([]string{"keep"}, terms)
+	if diff := cmp.Diff([]string{"keep", "host", "zone"}, got); diff != "" {
+		t.Errorf("TopologyKeys (-want +got):\n%s", diff)
+	}
+}

@@ -56,3 +56,8 @@ func (s Scope) All() bool { return s.selector.Everything() }
 // ByLabels reports whether membership depends on namespace labels: the scope
 // has a namespace selector that is neither nil nor {}.
 func (s Scope) ByLabels() bool { return !s.selector.Nothing() && !s.selector.Everything() }
+
+// Equal reports whether s and o are the same scope.
+func (s Scope) Equal(o Scope) bool {
+	return slices.Equal(s.names, o.names) && s.selector.Equal(o.selector)
+}

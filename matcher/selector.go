@@ -282,3 +282,16 @@ func (s Selector) String() string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// Equal reports whether r and o are the same requirement.
+func (r Requirement) Equal(o Requirement) bool {
+	return r.key == o.key && r.op == o.op && slices.Equal(r.values, o.values)
+}
+
+// Equal reports whether s and o are the same compiled selector: the same
+// requirements in the same canonical order, so equal selectors match the
+// same label sets.
+func (s Selector) Equal(o Selector) bool {
+	return s.everything == o.everything && s.npos == o.npos &&
+		slices.EqualFunc(s.reqs, o.reqs, Requirement.Equal)
+}

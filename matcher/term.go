@@ -262,3 +262,11 @@ func TopologyKeys(dst []string, terms []Term) []string {
 	slices.Sort(dst[start:])
 	return dst[:start+len(slices.Compact(dst[start:]))]
 }
+
+// Equal reports whether t and o are the same compiled term. Terms that failed
+// to compile are equal to nothing, themselves included.
+func (t *Term) Equal(o *Term) bool {
+	return t.Err == nil && o.Err == nil && t.Kind == o.Kind && t.Required == o.Required &&
+		t.Weight == o.Weight && t.TopologyKey == o.TopologyKey &&
+		t.Selector.Equal(o.Selector) && t.Scope.Equal(o.Scope)
+}

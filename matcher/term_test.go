@@ -382,3 +382,29 @@ func TestTopologyKeys(t *testing.T) {
 		t.Errorf("TopologyKeys (-want +got):\n%s", diff)
 	}
 }
+
+func TestTermEqual(t *testing.T) {
+	compile := func(p *v1.Pod) *Term {
+		t.Helper()
+		terms, _ := CompileTerms(p)
+		return &terms.Affinity[0]
+	}
+	a := compile(podWith("ns", nil, requiredAffinity(v1.PodAffinityTerm{LabelSelector: parseSelector("b|In|y,x;a|=|1"), TopologyKey: "zone"})))
+	b := compile(podWith("ns", nil, requiredAffinity(v1.PodAffinityTerm{LabelSelector: parseSelector("a|=|1;b|In|x,y,x"), TopologyKey: "zone"})))
+	if !a.Equal(b) {
+		t.Errorf("terms with the same requirements in another order are not Equal")
+	}
+	for name, other := range map[string]*Term{
+		"topology key": compile(podWith("ns", nil, requiredAffinity(v1.PodAffinityTerm{LabelSelector: parseSelector("a|=|1;b|In|x,y"), TopologyKey: "host"}))),
+		"values":       compile(podWith("ns", nil, requiredAffinity(v1.PodAffinityTerm{LabelSelector: parseSelector("a|=|1;b|In|x"), TopologyKey: "zone"}))),
+		"namespace":    compile(podWith("other", nil, requiredAffinity(v1.PodAffinityTerm{LabelSelector: parseSelector("a|=|1;b|In|x,y"), TopologyKey: "zone"}))),
+		"failed":       compile(podWith("ns", nil, requiredAffinity(v1.PodAffinityTerm{LabelSelector: parseSelector("a|Bogus"), TopologyKey: "zone"}))),
+	} {
+		if a.Equal(other) {
+			t.Errorf("terms differing in %s are Equal", name)
+		}
+	}
+	if !Everything().Equal(Everything()) || Everything().Equal(Nothing()) {
+		t.Errorf("Everything/Nothing equality is wrong")
+	}
+}

@@ -1,0 +1,31 @@
+// Package fuzz is the naive reference for affinityq's requeue rules and the home
+// of the cross-package differential fuzz targets (fuzzers of a single package stay
+// beside that package's code).
+//
+// Reference keeps pending pods in a map and answers every assigned-pod, node and
+// namespace event by scanning all of them, compiling each pod's required pod
+// affinity and anti-affinity terms and DoNotSchedule topology-spread constraints
+// with apimachinery itself (metav1.LabelSelectorAsSelector, labels.NewRequirement,
+// labels.Selector.Matches). It imports no other package of this repository, so
+// that it can serve as the oracle the index and the queue are compared against:
+// it is written to be obviously correct, not fast. For each pending pod it
+// reports an Effect, the rule sets (InterPodAffinity, PodTopologySpread) under
+// which the event affects the pod for each of the two policies, Relation and
+// Transition, as DESIGN.md ("Who matches whom", "Which pending pods an event
+// affects") specifies them.
+//
+// It is not a scheduling queue, keeps no index and does not decide which plugins
+// rejected a pod: the caller filters a Transition answer by the rejecting
+// plugins.
+//
+// # Cost model
+//
+// Add, Remove and Len are O(1); Pods is O(n log n). Every event is a full scan
+// that recompiles every term: O(pods × terms) per event, with allocations for
+// every term compiled. Namespace selectors are evaluated at event time with the
+// labels the lookup function returns then.
+//
+// # Concurrency
+//
+// A Reference is not safe for concurrent use; callers serialise access.
+package fuzz

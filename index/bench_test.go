@@ -1,0 +1,265 @@
+package index
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"sync/atomic"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/affinityq/affinityq/fuzz"
+)
+
+// The benchmark pool: n pending pods in groups of `affected`. Every pod of
+// group g waits for a database pod of its group (required affinity to
+// app=db-g on zone) and keeps away from its siblings (required anti-affinity
+// to app=pending-g on hostname): two terms per pod, spread over 50
+// namespaces. Relabelling one scheduled db-g pod affects exactly the
+// `affected` pods of group g.
+
+const benchNamespaces = 50
+
+func benchPending(i, affected int) *v1.Pod {
+	g := i / affected
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: "pending-" + strconv.Itoa(i), Namespace: "ns-" + strconv.Itoa(g%benchNamespaces),
+			UID:    types.UID("uid-pending-" + strconv.Itoa(i)),
+			Labels: map[string]string{"app": "pending-" + strconv.Itoa(g), "pod-template-hash": "h" + strconv.Itoa(g)},
+		},
+		Spec: v1.PodSpec{Affinity: &v1.Affinity{
+			PodAffinity: &v1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db-" + strconv.Itoa(g)}},
+				TopologyKey:   "topology.kubernetes.io/zone",
+			}}},
+			PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "pending-" + strconv.Itoa(g)}},
+				TopologyKey:   "kubernetes.io/hostname",
+			}}},
+		}},
+	}
+}
+
+// benchEvent returns the old and new version of a scheduled db pod of group
+// g whose tier label changes.
+func benchEvent(g int) (oldPod, newPod *v1.Pod) {
+	oldPod = &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: "db-" + strconv.Itoa(g), Namespace: "ns-" + strconv.Itoa(g%benchNamespaces), UID: "uid-db",
+			Labels: map[string]string{"app": "db-" + strconv.Itoa(g), "pod-template-hash": "dbhash", "tier": "one"},
+		},
+		Spec: v1.PodSpec{NodeName: "node-1"},
+	}
+	newPod = oldPod.DeepCopy()
+	newPod.Labels["tier"] = "two"
+	return oldPod, newPod
+}
+
+// benchSizes returns the pool sizes: 1,000 with -short (what `make test`
+// runs), 1,000 to 100,000 otherwise, plus 1,000,000 with AFFINITYQ_BENCH_1M=1.
+func benchSizes() []int {
+	if testing.Short() {
+		return []int{1000}
+	}
+	sizes := []int{1000, 10000, 100000}
+	if os.Getenv("AFFINITYQ_BENCH_1M") == "1" {
+		sizes = append(sizes, 1000000)
+	}
+	return sizes
+}
+
+func benchPool(n, affected int) []*v1.Pod {
+	pods := make([]*v1.Pod, n)
+	for i := range pods {
+		pods[i] = benchPending(i, affected)
+	}
+	return pods
+}
+
+func buildIndex(tb testing.TB, pods []*v1.Pod, opts ...Option) *Index {
+	ix := New(opts...)
+	for _, p := range pods {
+		if err := ix.Add(p); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return ix
+}
+
+// BenchmarkAssignedPodUpdated measures the lookup for a relabelled assigned
+// pod against the two scans it replaces, in the same run: impl=scan
+// evaluates every pending pod's precompiled terms (the best a scan can do),
+// impl=reference is the naive reference, which like kube-scheduler's
+// queueing hints compiles every pending pod's terms on every event.
+func BenchmarkAssignedPodUpdated(b *testing.B) {
+	for _, n := range benchSizes() {
+		pods := benchPool(n, 10)
+		ix := buildIndex(b, pods)
+		compiled := make([]*Pending, len(pods))
+		for i, p := range pods {
+			compiled[i], _ = Compile(p)
+		}
+		ref := fuzz.NewReference(nil)
+		for _, p := range pods {
+			ref.Add(p)
+		}
+		qo, qn := benchEvent(n / 10 / 2)
+		ev := &Event{Kind: AssignedPodUpdate, OldPod: qo, NewPod: qn}
+		prefix := fmt.Sprintf("pods=%d/affected=10", n)
+
+		b.Run(prefix+"/impl=index", func(b *testing.B) {
+			b.ReportAllocs()
+			hits := make([]Hit, 0, 64)
+			for b.Loop() {
+				hits = ix.AssignedPodUpdated(hits[:0], qo, qn)
+			}
+			b.ReportMetric(float64(len(hits)), "affected/op")
+		})
+		b.Run(prefix+"/impl=scan", func(b *testing.B) {
+			b.ReportAllocs()
+			hits := make([]Hit, 0, 64)
+			for b.Loop() {
+				hits = scan(hits[:0], compiled, ev)
+			}
+			b.ReportMetric(float64(len(hits)), "affected/op")
+		})
+		if n <= 10000 || !testing.Short() {
+			b.Run(prefix+"/impl=reference", func(b *testing.B) {
+				b.ReportAllocs()
+				var got map[types.UID]fuzz.Effect
+				for b.Loop() {
+					got = ref.AssignedPodUpdated(qo, qn)
+				}
+				b.ReportMetric(float64(len(got)), "affected/op")
+			})
+		}
+	}
+}
+
+// scan is the precompiled linear scan: prepare the event once, evaluate
+// every pending pod.
+func scan(dst []Hit, pods []*Pending, ev *Event) []Hit {
+	var e prepared
+	prepare(&e, ev, nil)
+	for _, p := range pods {
+		if rel, tr := evaluate(p.rules, &e); rel|tr != 0 {
+			dst = append(dst, Hit{Pod: p.pod, Relation: rel, Transition: tr})
+		}
+	}
+	return dst
+}
+
+// BenchmarkAffected shows that the lookup's cost follows the number of
+// affected pods, not the pool: the pool size is fixed and the group size
+// varies. ns/affected is the cost per affected pod.
+func BenchmarkAffected(b *testing.B) {
+	n := benchSizes()[len(benchSizes())-1]
+	for _, affected := range []int{1, 10, 100, 1000} {
+		ix := buildIndex(b, benchPool(n, affected))
+		qo, qn := benchEvent(n / affected / 2)
+		b.Run(fmt.Sprintf("pods=%d/affected=%d", n, affected), func(b *testing.B) {
+			b.ReportAllocs()
+			hits := make([]Hit, 0, 2*affected)
+			for b.Loop() {
+				hits = ix.AssignedPodUpdated(hits[:0], qo, qn)
+			}
+			if len(hits) != affected {
+				b.Fatalf("%d hits, want %d", len(hits), affected)
+			}
+			b.ReportMetric(float64(len(hits)), "affected/op")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(affected), "ns/affected")
+		})
+	}
+}
+
+// BenchmarkAddRemove adds and removes a two-term pending pod in a full
+// index.
+func BenchmarkAddRemove(b *testing.B) {
+	for _, n := range benchSizes() {
+		ix := buildIndex(b, benchPool(n, 10))
+		p := benchPending(n+5, 10)
+		b.Run(fmt.Sprintf("pods=%d/terms=2", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := ix.Add(p); err != nil {
+					b.Fatal(err)
+				}
+				ix.Remove(p.UID)
+			}
+		})
+	}
+}
+
+// BenchmarkMemory reports the index's heap per indexed term and per pod,
+// with the default slice/bitmap postings and with bitmaps only
+// (threshold=0), for two shapes: groups of 10 pods sharing their postings,
+// and groups of one (every posting unique, the unique-partner workload).
+func BenchmarkMemory(b *testing.B) {
+	for _, n := range benchSizes() {
+		for _, affected := range []int{1, 10} {
+			pods := benchPool(n, affected)
+			for _, threshold := range []int{DefaultPostingThreshold, 0} {
+				name := fmt.Sprintf("pods=%d/group=%d/postings=%s", n, affected, map[bool]string{true: "hybrid", false: "roaring"}[threshold > 0])
+				b.Run(name, func(b *testing.B) {
+					var perTerm, perPod float64
+					for b.Loop() {
+						var before, after runtime.MemStats
+						runtime.GC()
+						runtime.ReadMemStats(&before)
+						ix := buildIndex(b, pods, WithPostingThreshold(threshold))
+						runtime.GC()
+						runtime.ReadMemStats(&after)
+						bytes := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+						terms := float64(ix.Stats().Terms)
+						perTerm, perPod = bytes/terms, bytes/float64(ix.Len())
+						runtime.KeepAlive(ix)
+					}
+					b.ReportMetric(perTerm, "bytes/term")
+					b.ReportMetric(perPod, "bytes/pod")
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkShards measures what shards cost a single lookup and what they
+// buy under concurrency: one goroutine per GOMAXPROCS runs lookups while
+// every fourth operation is an add and remove of a pending pod.
+func BenchmarkShards(b *testing.B) {
+	n := benchSizes()[len(benchSizes())-1]
+	pods := benchPool(n, 10)
+	for _, shards := range []int{1, 4, 16} {
+		ix := buildIndex(b, pods, WithShards(shards))
+		qo, qn := benchEvent(n / 10 / 2)
+		b.Run(fmt.Sprintf("pods=%d/shards=%d/mode=serial", n, shards), func(b *testing.B) {
+			b.ReportAllocs()
+			hits := make([]Hit, 0, 64)
+			for b.Loop() {
+				hits = ix.AssignedPodUpdated(hits[:0], qo, qn)
+			}
+		})
+		b.Run(fmt.Sprintf("pods=%d/shards=%d/mode=parallel", n, shards), func(b *testing.B) {
+			b.ReportAllocs()
+			var worker atomic.Int64
+			b.RunParallel(func(pb *testing.PB) {
+				w := int(worker.Add(1))
+				extra := benchPending(n+w, 10)
+				extra.UID = types.UID(fmt.Sprintf("uid-extra-%d", w))
+				hits := make([]Hit, 0, 64)
+				for i := 0; pb.Next(); i++ {
+					if i%4 == 3 {
+						_ = ix.Add(extra)
+						ix.Remove(extra.UID)
+						continue
+					}
+					hits = ix.AssignedPodUpdated(hits[:0], qo, qn)
+				}
+			})
+		})
+	}
+}

@@ -1,0 +1,282 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/cespare/xxhash/v2"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Index is the reverse index of pending pods' affinity, anti-affinity and
+// topology-spread terms. It is safe for concurrent use; see the package
+// documentation for the locking scheme.
+type Index struct {
+	shards    []*shard   // fixed at New; a pod lives in shards[xxhash(namespace) % len]
+	locs      []locShard // where each UID lives, by xxhash(UID); len(locs) == len(shards)
+	threshold int
+	lookupNS  NamespaceLabels
+	scratch   sync.Pool // *[]uint32 candidate buffers, one per concurrent lookup
+}
+
+// Option configures New.
+type Option func(*options)
+
+type options struct {
+	shards    int
+	threshold int
+	lookupNS  NamespaceLabels
+}
+
+// defaultOptions are the settings New starts from.
+var defaultOptions = options{
+	shards:    DefaultShards,
+	threshold: DefaultPostingThreshold,
+}
+
+// DefaultShards is the default shard count. Every lookup visits every shard,
+// so more shards cost lookup latency and buy write concurrency;
+// BenchmarkShards measures the trade.
+const DefaultShards = 16
+
+// MaxShards bounds WithShards.
+const MaxShards = 1024
+
+// WithShards sets the number of shards, each with its own lock (default
+// DefaultShards; values are clamped to [1, MaxShards]).
+func WithShards(n int) Option {
+	return func(o *options) { o.shards = min(max(n, 1), MaxShards) }
+}
+
+// WithNamespaceLabels sets the function that returns a namespace's labels,
+// needed by terms with a namespaceSelector. It is called during lookups,
+// under a shard's read lock: it must not call back into the Index. Without
+// it every namespace is taken to have no labels.
+func WithNamespaceLabels(fn NamespaceLabels) Option {
+	return func(o *options) { o.lookupNS = fn }
+}
+
+// WithPostingThreshold sets the size at which a posting list turns from a
+// sorted slice into a roaring bitmap (default DefaultPostingThreshold; 0
+// makes every posting a bitmap).
+func WithPostingThreshold(n int) Option {
+	return func(o *options) { o.threshold = max(n, 0) }
+}
+
+// New returns an empty Index.
+func New(opts ...Option) *Index {
+	o := defaultOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	ix := &Index{shards: make([]*shard, o.shards), locs: make([]locShard, o.shards), threshold: o.threshold, lookupNS: o.lookupNS}
+	for i := range ix.shards {
+		ix.shards[i] = newShard()
+		ix.locs[i].m = map[types.UID]int{}
+	}
+	ix.scratch.New = func() any { s := make([]uint32, 0, 64); return &s }
+	return ix
+}
+
+// locShard maps the UIDs that hash to it to the shard holding their pod.
+type locShard struct {
+	mu sync.RWMutex // protects m; taken before a shard's lock, never after
+	m  map[types.UID]int
+}
+
+func (ix *Index) shardIndex(ns string) int {
+	return int(xxhash.Sum64String(ns) % uint64(len(ix.shards)))
+}
+
+func (ix *Index) locOf(uid types.UID) *locShard {
+	return &ix.locs[xxhash.Sum64String(string(uid))%uint64(len(ix.locs))]
+}
+
+// Add compiles pod and indexes it, replacing the entry of the same UID. It
+// fails only for a nil pod, a pod without UID or absurd input (see
+// Compile); a pod whose terms do not compile is indexed and always checked,
+// and Add returns nil. Add does not copy the pod: it must not be modified
+// while indexed.
+func (ix *Index) Add(pod *v1.Pod) error {
+	p, err := Compile(pod)
+	if err != nil {
+		return err
+	}
+	ix.Insert(p)
+	return nil
+}
+
+// Insert indexes a compiled pod, replacing the entry of the same UID.
+func (ix *Index) Insert(p *Pending) {
+	uid := p.pod.UID
+	loc := ix.locOf(uid)
+	loc.mu.Lock()
+	defer loc.mu.Unlock()
+	to := ix.shardIndex(p.pod.Namespace)
+	if from, ok := loc.m[uid]; ok && from != to {
+		ix.shards[from].remove(uid, ix.threshold)
+	}
+	s := ix.shards[to]
+	s.mu.Lock()
+	s.insertLocked(p, ix.threshold)
+	s.mu.Unlock()
+	loc.m[uid] = to
+}
+
+// Remove deletes the pod with uid; it reports whether it was indexed.
+func (ix *Index) Remove(uid types.UID) bool {
+	loc := ix.locOf(uid)
+	loc.mu.Lock()
+	defer loc.mu.Unlock()
+	i, ok := loc.m[uid]
+	if !ok {
+		return false
+	}
+	delete(loc.m, uid)
+	return ix.shards[i].remove(uid, ix.threshold)
+}
+
+// Get returns the indexed pod with uid.
+func (ix *Index) Get(uid types.UID) (*Pending, bool) {
+	loc := ix.locOf(uid)
+	loc.mu.RLock()
+	defer loc.mu.RUnlock()
+	i, ok := loc.m[uid]
+	if !ok {
+		return nil, false
+	}
+	s := ix.shards[i]
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	slot, ok := s.byUID[uid]
+	if !ok {
+		return nil, false
+	}
+	return s.slots[slot], true
+}
+
+// Len returns the number of indexed pods.
+func (ix *Index) Len() int {
+	n := 0
+	for _, s := range ix.shards {
+		s.mu.RLock()
+		n += len(s.byUID)
+		s.mu.RUnlock()
+	}
+	return n
+}
+
+// Lookup appends to dst a Hit for every indexed pod ev affects, each pod
+// once, and returns the extended slice. With a dst of enough capacity it
+// does not allocate, unless ev is an assigned-pod event whose pod has
+// required anti-affinity terms (they are compiled) or a node event.
+//
+// A lookup sees every Add and Remove that returned before it started, and
+// may or may not see those that run concurrently with it.
+func (ix *Index) Lookup(dst []Hit, ev *Event) []Hit {
+	var e prepared
+	prepare(&e, ev, ix.lookupNS)
+	if e.none {
+		return dst
+	}
+	scratch := ix.scratch.Get().(*[]uint32)
+	switch e.kind {
+	case AssignedPodAdd, AssignedPodUpdate, AssignedPodDelete:
+		// Only the pods of the event's namespace and those whose rules reach
+		// out of their own can be affected, unless the assigned pod's own
+		// anti-affinity reaches into other namespaces.
+		home, all := ix.shardIndex(e.ns), len(e.oldAnti)+len(e.newAnti) > 0
+		for i, s := range ix.shards {
+			if all || i == home || s.foreign.Load() > 0 {
+				dst = s.lookup(dst, &e, scratch)
+			}
+		}
+	default:
+		for _, s := range ix.shards {
+			dst = s.lookup(dst, &e, scratch)
+		}
+	}
+	ix.scratch.Put(scratch)
+	return dst
+}
+
+// AssignedPodAdded appends the pods affected by the addition of an assigned
+// pod (one with spec.nodeName or status.nominatedNodeName set; others affect
+// no one).
+func (ix *Index) AssignedPodAdded(dst []Hit, pod *v1.Pod) []Hit {
+	return ix.Lookup(dst, &Event{Kind: AssignedPodAdd, NewPod: pod})
+}
+
+// AssignedPodUpdated appends the pods affected by an update of an assigned
+// pod.
+func (ix *Index) AssignedPodUpdated(dst []Hit, oldPod, newPod *v1.Pod) []Hit {
+	return ix.Lookup(dst, &Event{Kind: AssignedPodUpdate, OldPod: oldPod, NewPod: newPod})
+}
+
+// AssignedPodDeleted appends the pods affected by the deletion of an
+// assigned pod.
+func (ix *Index) AssignedPodDeleted(dst []Hit, pod *v1.Pod) []Hit {
+	return ix.Lookup(dst, &Event{Kind: AssignedPodDelete, OldPod: pod})
+}
+
+// NodeAdded appends the pods affected by the addition of a node.
+func (ix *Index) NodeAdded(dst []Hit, node *v1.Node) []Hit {
+	return ix.Lookup(dst, &Event{Kind: NodeAdd, NewNode: node})
+}
+
+// NodeUpdated appends the pods affected by an update of a node.
+func (ix *Index) NodeUpdated(dst []Hit, oldNode, newNode *v1.Node) []Hit {
+	return ix.Lookup(dst, &Event{Kind: NodeUpdate, OldNode: oldNode, NewNode: newNode})
+}
+
+// NodeDeleted appends the pods affected by the deletion of a node.
+func (ix *Index) NodeDeleted(dst []Hit, node *v1.Node) []Hit {
+	return ix.Lookup(dst, &Event{Kind: NodeDelete, OldNode: node})
+}
+
+// NamespaceUpdated appends the pods affected by a change of a namespace's
+// labels. The index reads namespace labels through WithNamespaceLabels; the
+// caller updates what that function returns.
+func (ix *Index) NamespaceUpdated(dst []Hit, oldNS, newNS *v1.Namespace) []Hit {
+	return ix.Lookup(dst, &Event{Kind: NamespaceUpdate, OldNamespace: oldNS, NewNamespace: newNS})
+}
+
+// Validate checks every invariant of every shard: each derived structure is
+// rebuilt from the indexed pods and compared with the one kept. It locks
+// each shard for reading in turn and is meant for tests.
+func (ix *Index) Validate() error {
+	var errs []error
+	for i, s := range ix.shards {
+		s.mu.RLock()
+		err := s.validateLocked(ix.threshold)
+		s.mu.RUnlock()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("index: shard %d: %w", i, err))
+		}
+		s.mu.RLock()
+		for uid, slot := range s.byUID {
+			if ns := s.slots[slot].pod.Namespace; ix.shardIndex(ns) != i {
+				errs = append(errs, fmt.Errorf("index: shard %d holds %s of namespace %q, which hashes elsewhere", i, uid, ns))
+			}
+			loc := ix.locOf(uid)
+			loc.mu.RLock()
+			if at, ok := loc.m[uid]; !ok || at != i {
+				errs = append(errs, fmt.Errorf("index: shard %d holds %s, the locator says %d (present %v)", i, uid, at, ok))
+			}
+			loc.mu.RUnlock()
+		}
+		s.mu.RUnlock()
+	}
+	n := 0
+	for i := range ix.locs {
+		ix.locs[i].mu.RLock()
+		n += len(ix.locs[i].m)
+		ix.locs[i].mu.RUnlock()
+	}
+	if n != ix.Len() {
+		errs = append(errs, fmt.Errorf("index: the locator knows %d pods, the shards hold %d", n, ix.Len()))
+	}
+	return errors.Join(errs...)
+}

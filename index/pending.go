@@ -1,0 +1,167 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/cespare/xxhash/v2"
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/affinityq/affinityq/matcher"
+)
+
+// Pending is a pending pod compiled for the index: its required affinity and
+// anti-affinity terms and its DoNotSchedule spread constraints. Preferred
+// terms are not kept: they never make a pod unschedulable.
+//
+// A Pending is immutable once compiled and may be shared between goroutines;
+// a queue can keep one for a pod in flight and replay events against it with
+// Affected.
+type Pending struct {
+	pod *v1.Pod
+	*rules
+	err error // compile errors, joined; nil when every term compiled
+}
+
+// rules is what an event's effect on a pending pod depends on: its compiled
+// terms, its namespace and its labels. Replicas of one workload have equal
+// rules; a shard keeps one shared copy of each (interning), which divides
+// the index's memory by the replica count and lets a lookup evaluate an event
+// once per distinct rules instead of once per pod.
+//
+// The fields are immutable once compiled, except refs and next, which the
+// owning shard's lock protects.
+type rules struct {
+	terms       []matcher.Term // required affinity, then required anti-affinity, then spread
+	nAff, nAnti uint16
+	flags       pendingFlags
+	reachesOut  bool // a term reaches beyond ns (a listed namespace or a selector), or a term failed
+	hash        uint64
+	ns          string
+	labels      map[string]string
+
+	refs int32  // pods sharing these rules in the owning shard; 0 when not interned
+	next *rules // next rules with the same hash in the shard's intern table
+}
+
+type pendingFlags uint8
+
+const (
+	affinityErr pendingFlags = 1 << iota // a required (anti-)affinity term failed to compile
+	spreadErr                            // a spread constraint failed to compile
+)
+
+// maxTerms bounds the terms of one pod; the API server allows far fewer.
+const maxTerms = 1 << 12
+
+// Compile compiles pod for the index. It fails only for a nil pod, a pod
+// without UID, or absurdly many terms. Terms that do not compile are not an
+// error here: the pod is kept and always checked, as kube-scheduler requeues
+// it on every event; Err reports them.
+func Compile(pod *v1.Pod) (*Pending, error) {
+	if pod == nil {
+		return nil, errors.New("index: nil pod")
+	}
+	if pod.UID == "" {
+		return nil, fmt.Errorf("index: pod %s/%s has no UID", pod.Namespace, pod.Name)
+	}
+	t, err := matcher.CompileTerms(pod)
+	n := len(t.Affinity) + len(t.AntiAffinity) + len(t.Spread)
+	if n > maxTerms {
+		return nil, fmt.Errorf("index: pod %s/%s has %d terms, more than %d", pod.Namespace, pod.Name, n, maxTerms)
+	}
+	r := &rules{nAff: uint16(len(t.Affinity)), nAnti: uint16(len(t.AntiAffinity)), ns: pod.Namespace, labels: pod.Labels}
+	if n > 0 {
+		r.terms = make([]matcher.Term, 0, n)
+		r.terms = append(append(append(r.terms, t.Affinity...), t.AntiAffinity...), t.Spread...)
+	}
+	if t.AffinityErr() != nil {
+		r.flags |= affinityErr
+	}
+	if t.SpreadErr() != nil {
+		r.flags |= spreadErr
+	}
+	r.reachesOut = r.flags != 0
+	for i := range r.terms {
+		sc := &r.terms[i].Scope
+		if !sc.Selector().Nothing() || len(sc.Names()) != 1 || sc.Names()[0] != r.ns {
+			r.reachesOut = r.reachesOut || r.terms[i].Err == nil
+		}
+	}
+	r.hash = r.computeHash()
+	p := &Pending{pod: pod, rules: r}
+	if r.flags != 0 {
+		p.err = fmt.Errorf("index: pod %s/%s kept and always checked: %w", pod.Namespace, pod.Name, err)
+	}
+	return p, nil
+}
+
+// Pod returns the pod the Pending was compiled from.
+func (p *Pending) Pod() *v1.Pod { return p.pod }
+
+// Err returns the compile errors of the pod's required terms and spread
+// constraints, nil when all compiled. A pod with errors is still indexed: it
+// is affected by every event its failed rule set listens to.
+func (p *Pending) Err() error { return p.err }
+
+func (r *rules) affinity() []matcher.Term { return r.terms[:r.nAff] }
+func (r *rules) anti() []matcher.Term     { return r.terms[r.nAff : r.nAff+r.nAnti] }
+func (r *rules) spread() []matcher.Term   { return r.terms[r.nAff+r.nAnti:] }
+
+// internable reports whether r may be shared: rules with failed terms are
+// kept per pod (their errors name the pod).
+func (r *rules) internable() bool { return r.flags == 0 }
+
+// equal reports whether r and o have the same terms, namespace and labels,
+// and so the same effect for every event.
+func (r *rules) equal(o *rules) bool {
+	return r.hash == o.hash && r.ns == o.ns && r.nAff == o.nAff && r.nAnti == o.nAnti &&
+		r.flags == o.flags && maps.Equal(r.labels, o.labels) &&
+		slices.EqualFunc(r.terms, o.terms, func(a, b matcher.Term) bool { return a.Equal(&b) })
+}
+
+// computeHash hashes what equal compares. Labels are combined order-free, as
+// map iteration order is random.
+func (r *rules) computeHash() uint64 {
+	var d xxhash.Digest
+	d.Reset()
+	str := func(s string) {
+		_, _ = d.WriteString(s)
+		_, _ = d.Write([]byte{0})
+	}
+	sel := func(s matcher.Selector) {
+		switch {
+		case s.Everything():
+			str("*")
+		case s.Nothing():
+			str("-")
+		}
+		for _, q := range s.Requirements() {
+			str(q.Key())
+			str(q.Operator().String())
+			for _, v := range q.Values() {
+				str(v)
+			}
+		}
+		str(";")
+	}
+	str(r.ns)
+	for i := range r.terms {
+		t := &r.terms[i]
+		str(t.Kind.String())
+		str(t.TopologyKey)
+		sel(t.Selector)
+		for _, n := range t.Scope.Names() {
+			str(n)
+		}
+		sel(t.Scope.Selector())
+	}
+	h := d.Sum64()
+	var lh uint64
+	for k, v := range r.labels {
+		lh += xxhash.Sum64String(k)*31 ^ xxhash.Sum64String(v)
+	}
+	return h ^ lh
+}

@@ -1,0 +1,65 @@
+package index
+
+// Stats is a size report of an Index.
+type Stats struct {
+	Shards int
+	Pods   int // indexed pending pods
+	Terms  int // required terms and DoNotSchedule constraints indexed
+	// AlwaysChecked counts the terms without a positive requirement (only
+	// NotIn/DoesNotExist, or {}): every event in their scope checks them.
+	AlwaysChecked int
+	ErrorPods     int // pods with terms that failed to compile, checked on every event
+	SelectorTerms int // terms scoped by a namespace selector
+	TermPostings  int // posting lists of the reverse (term) index
+	LabelPostings int // posting lists of pending pods' own labels
+	Bitmaps       int // posting lists held as roaring bitmaps; the rest are slices
+	TopologyKeys  int // distinct topology keys, summed over shards
+	PostingBytes  uint64
+}
+
+// Stats returns a size report. It locks each shard for reading in turn, so
+// under concurrent writes the figures are per shard consistent only.
+func (ix *Index) Stats() Stats {
+	st := Stats{Shards: len(ix.shards)}
+	count := func(p *posting) {
+		if p.big != nil {
+			st.Bitmaps++
+		}
+		st.PostingBytes += p.bytes()
+	}
+	for _, s := range ix.shards {
+		s.mu.RLock()
+		st.Pods += len(s.byUID)
+		for _, p := range s.slots {
+			if p == nil {
+				continue
+			}
+			st.Terms += len(p.terms)
+			if p.flags != 0 {
+				st.ErrorPods++
+			}
+			for i := range p.terms {
+				t := &p.terms[i]
+				if t.Err == nil && !t.Selector.Nothing() && !t.Selector.HasPositive() {
+					st.AlwaysChecked++
+				}
+				if !t.Scope.Selector().Nothing() {
+					st.SelectorTerms++
+				}
+			}
+		}
+		st.TermPostings += len(s.terms)
+		st.LabelPostings += len(s.labels)
+		for k := range s.terms {
+			p := s.terms[k]
+			count(&p)
+		}
+		for k := range s.labels {
+			p := s.labels[k]
+			count(&p)
+		}
+		st.TopologyKeys += s.topo.Len()
+		s.mu.RUnlock()
+	}
+	return st
+}

@@ -73,10 +73,7 @@ func Compile(pod *v1.Pod) (*Pending, error) {
 		return nil, fmt.Errorf("index: pod %s/%s has %d terms, more than %d", pod.Namespace, pod.Name, n, maxTerms)
 	}
 	r := &rules{nAff: uint16(len(t.Affinity)), nAnti: uint16(len(t.AntiAffinity)), ns: pod.Namespace, labels: pod.Labels}
-	if n > 0 {
-		r.terms = make([]matcher.Term, 0, n)
-		r.terms = append(append(append(r.terms, t.Affinity...), t.AntiAffinity...), t.Spread...)
-	}
+	r.terms = t.Required()
 	if t.AffinityErr() != nil {
 		r.flags |= affinityErr
 	}

@@ -32,7 +32,9 @@ type topoItem struct {
 	aff, anti, spread posting
 }
 
-func topoLess(a, b topoItem) bool { return a.key < b.key }
+func topoLess(a, b *topoItem) bool { return a.key < b.key }
+
+func (it *topoItem) empty() bool { return it.aff.len()+it.anti.len()+it.spread.len() == 0 }
 
 // shard is a complete index of the pending pods whose namespace hashes to
 // it.
@@ -51,15 +53,16 @@ type shard struct {
 	free  []uint32
 	rules map[uint64]*rules // interned rules by hash, chained through rules.next
 
-	terms  map[postKey]posting // required terms by anchor (reverse index)
-	use    map[string]keyUse   // how many terms postings each label key has ("" for the always-checked)
-	wide   int                 // terms postings with ns == "" (namespace-selector scopes)
-	labels map[postKey]posting // pending pods' own labels (forward index, for symmetry)
-	nsPods map[string]posting  // pending pods by namespace
-	errs   posting             // pods with terms that failed to compile
-	anti   posting             // pods with a required anti-affinity term
-	nsSel  posting             // pods with a required term scoped by namespace labels
-	topo   *btree.BTreeG[topoItem]
+	terms  map[postKey]*posting // required terms by anchor (reverse index)
+	use    map[string]keyUse    // how many terms postings each label key has ("" for the always-checked)
+	wide   int                  // terms postings with ns == "" (namespace-selector scopes)
+	labels map[postKey]*posting // pending pods' own labels (forward index, for symmetry)
+	nsPods map[string]*posting  // pending pods by namespace
+	errs   posting              // pods with terms that failed to compile
+	anti   posting              // pods with a required anti-affinity term
+	nsSel  posting              // pods with a required term scoped by namespace labels
+	topo   *btree.BTreeG[*topoItem]
+	probe  topoItem // search key for topo.Get; used under mu held for writing
 
 	// foreign counts the pods whose rules reach beyond their own namespace
 	// (reachesOut). It is written under mu and read without it: a lookup for
@@ -71,10 +74,10 @@ func newShard() *shard {
 	return &shard{
 		byUID:  map[types.UID]uint32{},
 		rules:  map[uint64]*rules{},
-		terms:  map[postKey]posting{},
+		terms:  map[postKey]*posting{},
 		use:    map[string]keyUse{},
-		labels: map[postKey]posting{},
-		nsPods: map[string]posting{},
+		labels: map[postKey]*posting{},
+		nsPods: map[string]*posting{},
 		topo:   btree.NewG(8, topoLess),
 	}
 }
@@ -122,13 +125,15 @@ type edit func(p *posting, slot uint32) bool
 // It is the one description of what the index derives from a pod: insertion,
 // removal and Validate all go through it.
 func (s *shard) indexPod(p *Pending, slot uint32, apply edit) {
-	editIn := func(m map[postKey]posting, k postKey) {
-		ps := m[k]
-		apply(&ps, slot)
+	editIn := func(m map[postKey]*posting, k postKey) {
+		ps, ok := m[k]
+		if !ok {
+			ps = &posting{}
+			m[k] = ps
+		}
+		apply(ps, slot)
 		if ps.len() == 0 {
 			delete(m, k)
-		} else {
-			m[k] = ps
 		}
 	}
 	// editTerm is editIn on s.terms, keeping use and wide in step.
@@ -154,28 +159,30 @@ func (s *shard) indexPod(p *Pending, slot uint32, apply edit) {
 			s.wide += int(delta)
 		}
 	}
-	editTopo := func(key string, pick func(*topoItem) *posting) {
-		it, _ := s.topo.Get(topoItem{key: key})
-		it.key = key
-		apply(pick(&it), slot)
-		if it.aff.len()+it.anti.len()+it.spread.len() == 0 {
-			s.topo.Delete(it)
-		} else {
+	editTopo := func(t *matcher.Term) {
+		s.probe.key = t.TopologyKey
+		it, ok := s.topo.Get(&s.probe)
+		if !ok {
+			it = &topoItem{key: t.TopologyKey}
 			s.topo.ReplaceOrInsert(it)
+		}
+		switch t.Kind {
+		case matcher.Affinity:
+			apply(&it.aff, slot)
+		case matcher.AntiAffinity:
+			apply(&it.anti, slot)
+		default:
+			apply(&it.spread, slot)
+		}
+		if it.empty() {
+			s.topo.Delete(it)
 		}
 	}
 	pod := p.pod
 	byLabels := false
 	for i := range p.terms {
 		t := &p.terms[i]
-		switch t.Kind {
-		case matcher.Affinity:
-			editTopo(t.TopologyKey, func(it *topoItem) *posting { return &it.aff })
-		case matcher.AntiAffinity:
-			editTopo(t.TopologyKey, func(it *topoItem) *posting { return &it.anti })
-		case matcher.Spread:
-			editTopo(t.TopologyKey, func(it *topoItem) *posting { return &it.spread })
-		}
+		editTopo(t)
 		// A namespace-label change flips the scope of such a term even when
 		// its selector matches no pod; DESIGN.md's rule does not look at the
 		// selector, and neither does the reference.
@@ -208,12 +215,14 @@ func (s *shard) indexPod(p *Pending, slot uint32, apply edit) {
 		editIn(s.labels, postKey{ns: pod.Namespace, key: k, val: v})
 		editIn(s.labels, postKey{ns: pod.Namespace, key: k, exists: true})
 	}
-	ps := s.nsPods[pod.Namespace]
-	apply(&ps, slot)
+	ps, ok := s.nsPods[pod.Namespace]
+	if !ok {
+		ps = &posting{}
+		s.nsPods[pod.Namespace] = ps
+	}
+	apply(ps, slot)
 	if ps.len() == 0 {
 		delete(s.nsPods, pod.Namespace)
-	} else {
-		s.nsPods[pod.Namespace] = ps
 	}
 	if p.flags != 0 {
 		apply(&s.errs, slot)
@@ -442,18 +451,21 @@ func (s *shard) symmetricCandidates(c []uint32, e *prepared, anti []matcher.Term
 		each := func(c []uint32, ns string) []uint32 {
 			switch {
 			case !ok:
-				ps := s.nsPods[ns]
-				return ps.appendTo(c)
-			case r.Operator() == matcher.Exists:
-				ps := s.labels[postKey{ns: ns, key: r.Key(), exists: true}]
-				return ps.appendTo(c)
-			default:
-				for _, v := range r.Values() {
-					ps := s.labels[postKey{ns: ns, key: r.Key(), val: v}]
+				if ps, found := s.nsPods[ns]; found {
 					c = ps.appendTo(c)
 				}
-				return c
+			case r.Operator() == matcher.Exists:
+				if ps, found := s.labels[postKey{ns: ns, key: r.Key(), exists: true}]; found {
+					c = ps.appendTo(c)
+				}
+			default:
+				for _, v := range r.Values() {
+					if ps, found := s.labels[postKey{ns: ns, key: r.Key(), val: v}]; found {
+						c = ps.appendTo(c)
+					}
+				}
 			}
+			return c
 		}
 		if t.Scope.Selector().Nothing() {
 			for _, ns := range t.Scope.Names() {
@@ -476,7 +488,7 @@ func (s *shard) nodeCandidates(c []uint32, e *prepared) []uint32 {
 	if e.kind == NodeAdd {
 		c = s.anti.appendTo(c)
 	}
-	s.topo.Ascend(func(it topoItem) bool {
+	s.topo.Ascend(func(it *topoItem) bool {
 		ov, oldHas := e.oldNode[it.key]
 		nv, newHas := e.newNode[it.key]
 		switch e.kind {

@@ -50,13 +50,11 @@ func (ix *Index) Stats() Stats {
 		}
 		st.TermPostings += len(s.terms)
 		st.LabelPostings += len(s.labels)
-		for k := range s.terms {
-			p := s.terms[k]
-			count(&p)
+		for _, p := range s.terms {
+			count(p)
 		}
-		for k := range s.labels {
-			p := s.labels[k]
-			count(&p)
+		for _, p := range s.labels {
+			count(p)
 		}
 		st.TopologyKeys += s.topo.Len()
 		s.mu.RUnlock()

@@ -107,7 +107,7 @@ func (s *shard) validateLocked(threshold int) error {
 	if s.topo.Len() != want.topo.Len() {
 		fail("topo has %d keys, want %d", s.topo.Len(), want.topo.Len())
 	}
-	want.topo.Ascend(func(w topoItem) bool {
+	want.topo.Ascend(func(w *topoItem) bool {
 		got, ok := s.topo.Get(w)
 		if !ok {
 			fail("topo lacks key %q", w.key)
@@ -126,7 +126,7 @@ func (s *shard) validateLocked(threshold int) error {
 	return errors.Join(errs...)
 }
 
-func comparePostings[K comparable](name string, got, want map[K]posting, threshold int) []error {
+func comparePostings[K comparable](name string, got, want map[K]*posting, threshold int) []error {
 	var errs []error
 	for k, g := range got {
 		w, ok := want[k]
@@ -134,7 +134,7 @@ func comparePostings[K comparable](name string, got, want map[K]posting, thresho
 			errs = append(errs, fmt.Errorf("%s: stale posting %+v", name, k))
 			continue
 		}
-		if err := equalPosting(&g, &w, threshold); err != nil {
+		if err := equalPosting(g, w, threshold); err != nil {
 			errs = append(errs, fmt.Errorf("%s %+v: %w", name, k, err))
 		}
 	}

@@ -176,8 +176,10 @@ func CompileSelector(ls *metav1.LabelSelector) (Selector, error) {
 // labels.NewRequirement, so that exactly the same inputs are rejected, and
 // returns the compiled form.
 func newRequirement(key string, op selection.Operator, values []string) (Requirement, error) {
-	if _, err := labels.NewRequirement(key, op, slices.Clone(values)); err != nil {
-		return Requirement{}, fmt.Errorf("matcher: invalid requirement %q %s %q: %w", key, op, values, err)
+	if !fastValid(key, op, values) {
+		if _, err := labels.NewRequirement(key, op, slices.Clone(values)); err != nil {
+			return Requirement{}, fmt.Errorf("matcher: invalid requirement %q %s %q: %w", key, op, values, err)
+		}
 	}
 	r := Requirement{key: key}
 	switch op {
@@ -193,9 +195,44 @@ func newRequirement(key string, op selection.Operator, values []string) (Require
 		return Requirement{}, fmt.Errorf("matcher: unsupported operator %q", op)
 	}
 	if r.op == In || r.op == NotIn {
-		r.values = slices.Compact(slices.Sorted(slices.Values(values)))
+		r.values = slices.Clone(values)
+		if len(r.values) > 1 {
+			slices.Sort(r.values)
+			r.values = slices.Compact(r.values)
+		}
 	}
 	return r, nil
+}
+
+// fastValid reports, without allocating, whether labels.NewRequirement
+// certainly accepts (key, op, values). When it says no, newRequirement asks
+// labels.NewRequirement itself.
+func fastValid(key string, op selection.Operator, values []string) bool {
+	switch op {
+	case selection.In, selection.NotIn:
+		if len(values) == 0 {
+			return false
+		}
+	case selection.Equals, selection.DoubleEquals, selection.NotEquals:
+		if len(values) != 1 {
+			return false
+		}
+	case selection.Exists, selection.DoesNotExist:
+		if len(values) != 0 {
+			return false
+		}
+	default:
+		return false
+	}
+	if !validLabelKey(key) {
+		return false
+	}
+	for _, v := range values {
+		if !validLabelValue(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // newSelector orders reqs (positive first) and builds the Selector. An empty

@@ -65,9 +65,15 @@ type Terms struct {
 	// ScheduleAnyway constraints are not compiled.
 	Spread []Term
 
-	affinityErr error // first error among the required (anti-)affinity terms
-	spreadErr   error // first error among the spread constraints
+	required    []Term // Affinity, AntiAffinity and Spread, contiguous in that order
+	affinityErr error  // first error among the required (anti-)affinity terms
+	spreadErr   error  // first error among the spread constraints
 }
+
+// Required returns the required affinity terms, then the required
+// anti-affinity terms, then the spread constraints, as one slice sharing the
+// memory of those three fields. Do not modify it.
+func (t *Terms) Required() []Term { return t.required }
 
 // AffinityErr returns the first compile error among the required affinity
 // and anti-affinity terms, nil if they all compiled. kube-scheduler's
@@ -122,47 +128,66 @@ func CompileTerms(pod *v1.Pod) (*Terms, error) {
 	if pod == nil {
 		return t, errors.New("matcher: nil pod")
 	}
+	var paff, panti []v1.WeightedPodAffinityTerm
+	var raff, ranti []v1.PodAffinityTerm
+	if a := pod.Spec.Affinity; a != nil {
+		if a.PodAffinity != nil {
+			raff, paff = a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution
+		}
+		if a.PodAntiAffinity != nil {
+			ranti, panti = a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution, a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution
+		}
+	}
+	nSpread := 0
+	for i := range pod.Spec.TopologySpreadConstraints {
+		if pod.Spec.TopologySpreadConstraints[i].WhenUnsatisfiable == v1.DoNotSchedule {
+			nSpread++
+		}
+	}
+	n := len(raff) + len(ranti) + nSpread + len(paff) + len(panti)
+	if n == 0 {
+		return t, nil
+	}
+	// One backing array, required terms first and contiguous (Required).
+	all := make([]Term, 0, n)
 	var errs []error
-	note := func(term Term, first *error) Term {
+	add := func(term Term, first *error) {
 		if term.Err != nil {
 			errs = append(errs, term.Err)
 			if first != nil && *first == nil {
 				*first = term.Err
 			}
 		}
-		return term
+		all = append(all, term)
 	}
-	if a := pod.Spec.Affinity; a != nil {
-		if pa := a.PodAffinity; pa != nil {
-			for i := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
-				term := compileAffinityTerm(pod, &pa.RequiredDuringSchedulingIgnoredDuringExecution[i], Affinity, true, 0)
-				t.Affinity = append(t.Affinity, note(term, &t.affinityErr))
-			}
-			for i := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
-				w := &pa.PreferredDuringSchedulingIgnoredDuringExecution[i]
-				term := compileAffinityTerm(pod, &w.PodAffinityTerm, Affinity, false, w.Weight)
-				t.PreferredAffinity = append(t.PreferredAffinity, note(term, nil))
-			}
-		}
-		if pa := a.PodAntiAffinity; pa != nil {
-			for i := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
-				term := compileAffinityTerm(pod, &pa.RequiredDuringSchedulingIgnoredDuringExecution[i], AntiAffinity, true, 0)
-				t.AntiAffinity = append(t.AntiAffinity, note(term, &t.affinityErr))
-			}
-			for i := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
-				w := &pa.PreferredDuringSchedulingIgnoredDuringExecution[i]
-				term := compileAffinityTerm(pod, &w.PodAffinityTerm, AntiAffinity, false, w.Weight)
-				t.PreferredAntiAffinity = append(t.PreferredAntiAffinity, note(term, nil))
-			}
-		}
+	for i := range raff {
+		add(compileAffinityTerm(pod, &raff[i], Affinity, true, 0), &t.affinityErr)
+	}
+	for i := range ranti {
+		add(compileAffinityTerm(pod, &ranti[i], AntiAffinity, true, 0), &t.affinityErr)
 	}
 	for i := range pod.Spec.TopologySpreadConstraints {
-		c := &pod.Spec.TopologySpreadConstraints[i]
-		if c.WhenUnsatisfiable != v1.DoNotSchedule {
-			continue
+		if c := &pod.Spec.TopologySpreadConstraints[i]; c.WhenUnsatisfiable == v1.DoNotSchedule {
+			add(compileSpread(pod, c), &t.spreadErr)
 		}
-		t.Spread = append(t.Spread, note(compileSpread(pod, c), &t.spreadErr))
 	}
+	for i := range paff {
+		add(compileAffinityTerm(pod, &paff[i].PodAffinityTerm, Affinity, false, paff[i].Weight), nil)
+	}
+	for i := range panti {
+		add(compileAffinityTerm(pod, &panti[i].PodAffinityTerm, AntiAffinity, false, panti[i].Weight), nil)
+	}
+	cut := func(k int) []Term {
+		s := all[:k:k]
+		all = all[k:]
+		if k == 0 {
+			return nil
+		}
+		return s
+	}
+	t.required = all[: len(raff)+len(ranti)+nSpread : len(raff)+len(ranti)+nSpread]
+	t.Affinity, t.AntiAffinity, t.Spread = cut(len(raff)), cut(len(ranti)), cut(nSpread)
+	t.PreferredAffinity, t.PreferredAntiAffinity = cut(len(paff)), cut(len(panti))
 	return t, errors.Join(errs...)
 }
 

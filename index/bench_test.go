@@ -178,20 +178,28 @@ func BenchmarkAffected(b *testing.B) {
 }
 
 // BenchmarkAddRemove adds and removes a two-term pending pod in a full
-// index.
+// index: shape=replica is one more replica of an existing group (its
+// postings and rules exist already, the common case), shape=unique a pod of
+// a new group (every posting and its rules are created and dropped).
 func BenchmarkAddRemove(b *testing.B) {
 	for _, n := range benchSizes() {
 		ix := buildIndex(b, benchPool(n, 10))
-		p := benchPending(n+5, 10)
-		b.Run(fmt.Sprintf("pods=%d/terms=2", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := ix.Add(p); err != nil {
-					b.Fatal(err)
+		replica := benchPending(n/2, 10)
+		replica.UID = "uid-extra-replica"
+		for _, shape := range []struct {
+			name string
+			pod  *v1.Pod
+		}{{"replica", replica}, {"unique", benchPending(n+5, 10)}} {
+			b.Run(fmt.Sprintf("pods=%d/terms=2/shape=%s", n, shape.name), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := ix.Add(shape.pod); err != nil {
+						b.Fatal(err)
+					}
+					ix.Remove(shape.pod.UID)
 				}
-				ix.Remove(p.UID)
-			}
-		})
+			})
+		}
 	}
 }
 

@@ -122,43 +122,41 @@ func (r *rules) equal(o *rules) bool {
 // computeHash hashes what equal compares. Labels are combined order-free, as
 // map iteration order is random.
 func (r *rules) computeHash() uint64 {
-	var d xxhash.Digest
-	d.Reset()
-	str := func(s string) {
-		_, _ = d.WriteString(s)
-		_, _ = d.Write([]byte{0})
-	}
+	h := xxhash.Sum64String(r.ns)
+	str := func(s string) { h = mix(h, xxhash.Sum64String(s)) }
+	num := func(n int) { h = mix(h, uint64(n)) }
 	sel := func(s matcher.Selector) {
 		switch {
 		case s.Everything():
-			str("*")
+			num(1)
 		case s.Nothing():
-			str("-")
+			num(2)
 		}
+		num(len(s.Requirements()))
 		for _, q := range s.Requirements() {
 			str(q.Key())
-			str(q.Operator().String())
+			num(int(q.Operator()))
+			num(len(q.Values()))
 			for _, v := range q.Values() {
 				str(v)
 			}
 		}
-		str(";")
 	}
-	str(r.ns)
+	num(len(r.terms))
 	for i := range r.terms {
 		t := &r.terms[i]
-		str(t.Kind.String())
+		num(int(t.Kind))
 		str(t.TopologyKey)
 		sel(t.Selector)
+		num(len(t.Scope.Names()))
 		for _, n := range t.Scope.Names() {
 			str(n)
 		}
 		sel(t.Scope.Selector())
 	}
-	h := d.Sum64()
 	var lh uint64
 	for k, v := range r.labels {
-		lh += xxhash.Sum64String(k)*31 ^ xxhash.Sum64String(v)
+		lh += mix(xxhash.Sum64String(k), xxhash.Sum64String(v))
 	}
-	return h ^ lh
+	return mix(h, lh)
 }

@@ -1,10 +1,12 @@
 package index
 
 import (
+	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/google/btree"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -17,14 +19,34 @@ import (
 // requirement, or "" (never a valid label key) for a term without a positive
 // requirement; val is the anchor's value for In, "" with exists set for
 // Exists. The label postings use the same key for pending pods' own labels.
+//
+// The maps are keyed by the key's 64-bit hash rather than by the key: one
+// short hash instead of three strings hashed per probe, and 8 bytes per
+// entry instead of 56. Two keys with the same hash share one posting list,
+// which only adds candidates: every candidate is evaluated exactly, so a
+// collision can cost time, never a wrong answer.
 type postKey struct {
 	ns, key, val string
 	exists       bool
 }
 
+// hash returns the map key of k, without allocating.
+func (k postKey) hash() uint64 {
+	h := mix(xxhash.Sum64String(k.ns), xxhash.Sum64String(k.key))
+	if k.exists {
+		return mix(h, 1)
+	}
+	return mix(h, xxhash.Sum64String(k.val))
+}
+
+// mix combines two hashes, order-dependently.
+func mix(a, b uint64) uint64 {
+	return (bits.RotateLeft64(a, 31) ^ b) * 0x9e3779b97f4a7c15
+}
+
 // keyUse counts the postings of shard.terms with one label key, so that a
 // lookup skips, with one map probe, the labels no term is anchored at.
-type keyUse struct{ in, exists int32 }
+type keyUse struct{ in, exists int32 } // anchor entries with the key, by operator
 
 // topoItem lists the pods with a required term on one topology key.
 type topoItem struct {
@@ -53,14 +75,14 @@ type shard struct {
 	free  []uint32
 	rules map[uint64]*rules // interned rules by hash, chained through rules.next
 
-	terms  map[postKey]*posting // required terms by anchor (reverse index)
-	use    map[string]keyUse    // how many terms postings each label key has ("" for the always-checked)
-	wide   int                  // terms postings with ns == "" (namespace-selector scopes)
-	labels map[postKey]*posting // pending pods' own labels (forward index, for symmetry)
-	nsPods map[string]*posting  // pending pods by namespace
-	errs   posting              // pods with terms that failed to compile
-	anti   posting              // pods with a required anti-affinity term
-	nsSel  posting              // pods with a required term scoped by namespace labels
+	terms  map[uint64]*posting // required terms by anchor (reverse index), by postKey.hash
+	use    map[string]keyUse   // how many terms postings each label key has ("" for the always-checked)
+	wide   int                 // anchor entries with ns == "" (namespace-selector scopes)
+	labels map[uint64]*posting // pending pods' own labels (forward index, for symmetry), by postKey.hash
+	nsPods map[string]*posting // pending pods by namespace
+	errs   posting             // pods with terms that failed to compile
+	anti   posting             // pods with a required anti-affinity term
+	nsSel  posting             // pods with a required term scoped by namespace labels
 	topo   *btree.BTreeG[*topoItem]
 	probe  topoItem // search key for topo.Get; used under mu held for writing
 
@@ -74,9 +96,9 @@ func newShard() *shard {
 	return &shard{
 		byUID:  map[types.UID]uint32{},
 		rules:  map[uint64]*rules{},
-		terms:  map[postKey]*posting{},
+		terms:  map[uint64]*posting{},
 		use:    map[string]keyUse{},
-		labels: map[postKey]*posting{},
+		labels: map[uint64]*posting{},
 		nsPods: map[string]*posting{},
 		topo:   btree.NewG(8, topoLess),
 	}
@@ -118,32 +140,40 @@ func termNamespaces(t *matcher.Term) (names []string, wide bool) {
 	return t.Scope.Names(), false
 }
 
-// edit is a posting mutation: add or remove slot.
-type edit func(p *posting, slot uint32) bool
-
-// indexPod adds (or, with remove, deletes) every posting entry of p at slot.
-// It is the one description of what the index derives from a pod: insertion,
-// removal and Validate all go through it.
-func (s *shard) indexPod(p *Pending, slot uint32, apply edit) {
-	editIn := func(m map[postKey]*posting, k postKey) {
-		ps, ok := m[k]
+// indexPod adds (add) or deletes every posting entry of p at slot. It is
+// the one description of what the index derives from a pod: insertion,
+// removal and Validate all go through it, and removal makes exactly the
+// calls insertion made.
+func (s *shard) indexPod(p *Pending, slot uint32, add bool, threshold int) {
+	apply := func(ps *posting, x uint32) {
+		if add {
+			ps.add(x, threshold)
+		} else {
+			ps.remove(x, threshold)
+		}
+	}
+	delta := int32(1)
+	if !add {
+		delta = -1
+	}
+	editIn := func(m map[uint64]*posting, k postKey) {
+		h := k.hash()
+		ps, ok := m[h]
 		if !ok {
 			ps = &posting{}
-			m[k] = ps
+			m[h] = ps
 		}
 		apply(ps, slot)
 		if ps.len() == 0 {
-			delete(m, k)
+			delete(m, h)
 		}
 	}
 	// editTerm is editIn on s.terms, keeping use and wide in step.
+	// editTerm is editIn on s.terms, keeping use and wide in step. They
+	// count anchor entries, not map entries, so that a hash collision
+	// between two keys cannot hide either.
 	editTerm := func(k postKey) {
-		before := len(s.terms)
 		editIn(s.terms, k)
-		delta := int32(len(s.terms) - before)
-		if delta == 0 {
-			return
-		}
 		u := s.use[k.key]
 		if k.exists {
 			u.exists += delta
@@ -255,7 +285,7 @@ func (s *shard) insertLocked(p *Pending, threshold int) {
 	}
 	s.slots[slot] = p
 	s.byUID[p.pod.UID] = slot
-	s.indexPod(p, slot, func(ps *posting, x uint32) bool { return ps.add(x, threshold) })
+	s.indexPod(p, slot, true, threshold)
 }
 
 // remove locks the shard and removes the pod with uid.
@@ -273,7 +303,7 @@ func (s *shard) removeLocked(uid types.UID, threshold int) bool {
 		return false
 	}
 	p := s.slots[slot]
-	s.indexPod(p, slot, func(ps *posting, x uint32) bool { return ps.remove(x, threshold) })
+	s.indexPod(p, slot, false, threshold)
 	delete(s.byUID, uid)
 	if p.refs > 0 {
 		s.release(p.rules)
@@ -429,12 +459,12 @@ func (s *shard) podCandidates(c []uint32, ns string, labels, skip map[string]str
 // appendTerms appends the terms posting k, and its selector-scoped
 // counterpart with ns "" when there are such postings.
 func (s *shard) appendTerms(c []uint32, k postKey) []uint32 {
-	if ps, ok := s.terms[k]; ok {
+	if ps, ok := s.terms[k.hash()]; ok {
 		c = ps.appendTo(c)
 	}
 	if s.wide > 0 {
 		k.ns = ""
-		if ps, ok := s.terms[k]; ok {
+		if ps, ok := s.terms[k.hash()]; ok {
 			c = ps.appendTo(c)
 		}
 	}
@@ -455,12 +485,12 @@ func (s *shard) symmetricCandidates(c []uint32, e *prepared, anti []matcher.Term
 					c = ps.appendTo(c)
 				}
 			case r.Operator() == matcher.Exists:
-				if ps, found := s.labels[postKey{ns: ns, key: r.Key(), exists: true}]; found {
+				if ps, found := s.labels[postKey{ns: ns, key: r.Key(), exists: true}.hash()]; found {
 					c = ps.appendTo(c)
 				}
 			default:
 				for _, v := range r.Values() {
-					if ps, found := s.labels[postKey{ns: ns, key: r.Key(), val: v}]; found {
+					if ps, found := s.labels[postKey{ns: ns, key: r.Key(), val: v}.hash()]; found {
 						c = ps.appendTo(c)
 					}
 				}

@@ -84,7 +84,7 @@ func (s *shard) validateLocked(threshold int) error {
 	want := newShard()
 	for slot, p := range s.slots {
 		if p != nil {
-			want.indexPod(p, uint32(slot), func(ps *posting, x uint32) bool { return ps.add(x, threshold) })
+			want.indexPod(p, uint32(slot), true, threshold)
 		}
 	}
 	if s.wide != want.wide {

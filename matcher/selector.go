@@ -3,7 +3,6 @@ package matcher
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -241,24 +240,32 @@ func newSelector(reqs []Requirement) Selector {
 	if len(reqs) == 0 {
 		return Everything()
 	}
-	sort.SliceStable(reqs, func(i, j int) bool {
-		a, b := reqs[i], reqs[j]
-		if pa, pb := a.op.Positive(), b.op.Positive(); pa != pb {
-			return pa
-		}
-		if a.key != b.key {
-			return a.key < b.key
-		}
-		if a.op != b.op {
-			return a.op < b.op
-		}
-		return slices.Compare(a.values, b.values) < 0
-	})
+	if len(reqs) > 1 {
+		slices.SortStableFunc(reqs, compareRequirements)
+	}
 	npos := 0
 	for npos < len(reqs) && reqs[npos].op.Positive() {
 		npos++
 	}
 	return Selector{reqs: reqs, npos: npos}
+}
+
+// compareRequirements orders positive requirements first, then by key,
+// operator and values.
+func compareRequirements(a, b Requirement) int {
+	if pa, pb := a.op.Positive(), b.op.Positive(); pa != pb {
+		if pa {
+			return -1
+		}
+		return 1
+	}
+	if c := strings.Compare(a.key, b.key); c != 0 {
+		return c
+	}
+	if a.op != b.op {
+		return int(a.op) - int(b.op)
+	}
+	return slices.Compare(a.values, b.values)
 }
 
 // with returns s ANDed with extra requirements. Nothing stays nothing.

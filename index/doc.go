@@ -1,0 +1,85 @@
+// Package index is a reverse index of pending pods' pod-affinity,
+// anti-affinity and topology-spread terms: given a cluster event (an
+// assigned pod added, updated or deleted, a node added, updated or deleted,
+// a namespace's labels changed) it returns the pending pods the event may
+// have made schedulable, in time that follows the size of the answer, not
+// of the pool.
+//
+// It is usable on its own by a scheduler with its own queue (package queue
+// is the queue built on it). It is not a queue: it keeps no order, no
+// backoff and no attempt counts, and it holds exactly the pods it is given.
+//
+// # Answers
+//
+// Every lookup appends a Hit per affected pod, naming the rule sets
+// (InterPodAffinity, PodTopologySpread) under which it is affected for both
+// policies of DESIGN.md: Relation (a term relates to the event) and
+// Transition (kube-scheduler v1.37.2's queueing hints, with upstream issues
+// 141354 and 141953 fixed). The rules are written once, in rules.go; the
+// index only chooses which pods to ask them about, and fuzz.FuzzIndex
+// checks its answers against a naive scan after every event.
+//
+// # Structure
+//
+// Pods live in shards chosen by xxhash of their namespace; a locator,
+// sharded by xxhash of the UID, records each pod's shard for Remove and
+// Get. Within a shard:
+//
+//   - each pod has a dense uint32 slot (a free list reuses them), and every
+//     posting list is a set of slots: a sorted slice while small, a roaring
+//     bitmap above WithPostingThreshold (DefaultPostingThreshold);
+//   - each required term is posted once per namespace of its scope under an
+//     anchor, one of its positive requirements (In before Exists, fewest
+//     values first): (namespace, key, value) for In, (namespace, key) for
+//     Exists. A term scoped by a namespace selector is posted under the
+//     namespace "" and its scope checked per candidate. A term without a
+//     positive requirement (only NotIn/DoesNotExist, or {}) is posted under
+//     (namespace, no key): always checked, but only for events in its scope.
+//     A pod whose terms do not compile is checked on every event;
+//   - pending pods' own labels are posted by (namespace, key, value) and
+//     (namespace, key): they answer which pending pods an assigned pod's
+//     anti-affinity matches (the symmetric rule);
+//   - a github.com/google/btree keyed by topology key lists the pods with an
+//     affinity, anti-affinity or spread term on each key, for node events;
+//   - the pods with a term scoped by namespace labels are listed for
+//     namespace events;
+//   - the compiled rules of a pod (terms, namespace and labels) are interned:
+//     replicas of a workload share one copy, and a lookup evaluates each
+//     distinct rules once.
+//
+// A lookup gathers candidate slots from the postings an event reaches,
+// de-duplicates them, and evaluates each candidate's rules exactly, so a
+// Hit is never false; the candidates are a superset of the hits because a
+// term can only match a pod carrying its anchor label.
+//
+// # Cost model
+//
+// An assigned-pod event visits the shard of its namespace, plus the shards
+// holding a pod whose terms reach into other namespaces (a namespace list or
+// selector), plus every shard when the assigned pod has anti-affinity. In
+// each, it costs one map probe per label of the assigned pod (two for an
+// update, only for the labels that changed), one probe per posting reached,
+// and one evaluation per candidate with distinct rules (a few selector
+// matches). With a reused dst it does not allocate, unless the assigned pod
+// has required anti-affinity terms (they are compiled per event). Node
+// events visit every shard and walk its topology keys; namespace events
+// visit every shard's namespace-selector pods. Add compiles the pod
+// (validating every selector) and edits one posting per term, two per label
+// and one per topology key; Remove edits the same postings.
+//
+// # Concurrency and invariants
+//
+// An Index is safe for concurrent use. Each shard has a sync.RWMutex that
+// protects all of its fields; each locator shard has one that protects its
+// map. Lock order: a locator shard's lock, then a shard's lock; no goroutine
+// holds two shard locks or two locator locks at once. Lookups take shard
+// read locks one at a time, so they run in parallel with each other and
+// with writes to other shards. A lookup sees every Add and Remove that
+// returned before it started.
+//
+// The NamespaceLabels function given to WithNamespaceLabels is called under
+// a shard's read lock and must not call back into the Index.
+//
+// The invariants are written on the shard type; Validate rebuilds every
+// derived structure from the indexed pods and compares.
+package index

@@ -1,0 +1,138 @@
+package index
+
+import (
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestAddBadInput(t *testing.T) {
+	tests := []struct {
+		name string
+		pod  *v1.Pod
+		want string
+	}{
+		{name: "nil pod", pod: nil, want: "index: nil pod"},
+		{name: "no UID", pod: &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"}}, want: "index: pod ns/p has no UID"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ix := New()
+			keep := pod("keep", withAffinity(term("zone", sel(exists("a")))))
+			if err := ix.Add(keep); err != nil {
+				t.Fatal(err)
+			}
+			err := ix.Add(tc.pod)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Fatalf("Add error = %v, want %q", err, tc.want)
+			}
+			if ix.Len() != 1 {
+				t.Errorf("Len = %d after a rejected Add, want 1: nothing lost", ix.Len())
+			}
+			if err := ix.Validate(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func TestInvalidTermsAreKept(t *testing.T) {
+	ix := New()
+	bad := pod("bad", withAffinity(term("zone", sel(metav1.LabelSelectorRequirement{Key: "a", Operator: "Bogus"}))))
+	if err := ix.Add(bad); err != nil {
+		t.Fatalf("Add of a pod with an invalid selector = %v, want nil (kept and always checked)", err)
+	}
+	p, ok := ix.Get(bad.UID)
+	if !ok {
+		t.Fatal("the pod is not indexed")
+	}
+	if p.Err() == nil || !strings.HasPrefix(p.Err().Error(), "index: ") {
+		t.Errorf("Err() = %v, want an index: error naming the failed term", p.Err())
+	}
+	if st := ix.Stats(); st.ErrorPods != 1 {
+		t.Errorf("Stats().ErrorPods = %d, want 1", st.ErrorPods)
+	}
+	hits := ix.NodeAdded(nil, node(nil))
+	if len(hits) != 1 || hits[0].Relation != InterPodAffinity {
+		t.Errorf("NodeAdded hits = %+v, want the invalid pod under InterPodAffinity", hits)
+	}
+}
+
+func TestReplaceAndRemove(t *testing.T) {
+	ix := New(WithShards(3))
+	p := pod("p", withAffinity(term("zone", sel(in("app", "db")))))
+	if err := ix.Add(p); err != nil {
+		t.Fatal(err)
+	}
+	// Same UID, new rules and even a new namespace: the old entry goes.
+	p2 := pod("p", inNamespace("other"), withAffinity(term("zone", sel(in("app", "cache")))))
+	if err := ix.Add(p2); err != nil {
+		t.Fatal(err)
+	}
+	if ix.Len() != 1 {
+		t.Fatalf("Len = %d after a replacement, want 1", ix.Len())
+	}
+	if err := ix.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	q := pod("q", inNamespace("other"), onNode("n1"), withLabels(map[string]string{"app": "cache"}))
+	if hits := ix.AssignedPodAdded(nil, q); len(hits) != 1 || hits[0].Pod != p2 {
+		t.Errorf("hits = %+v, want the replacement", hits)
+	}
+	old := pod("q", onNode("n1"), withLabels(map[string]string{"app": "db"}))
+	if hits := ix.AssignedPodAdded(nil, old); len(hits) != 0 {
+		t.Errorf("the replaced rules still answer: %+v", hits)
+	}
+	if !ix.Remove(p.UID) || ix.Remove(p.UID) || ix.Remove("unknown") {
+		t.Errorf("Remove: want true once, then false, and false for an unknown UID")
+	}
+	if _, ok := ix.Get(p.UID); ok || ix.Len() != 0 {
+		t.Errorf("the pod is still there after Remove")
+	}
+	if err := ix.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLookupDoesNotAllocate(t *testing.T) {
+	ix := buildIndex(t, benchPool(1000, 10))
+	qo, qn := benchEvent(7)
+	hits := make([]Hit, 0, 64)
+	allocs := testing.AllocsPerRun(200, func() {
+		hits = ix.AssignedPodUpdated(hits[:0], qo, qn)
+	})
+	if allocs != 0 {
+		t.Errorf("AssignedPodUpdated allocates %v times per lookup with a reused buffer, want 0", allocs)
+	}
+	if len(hits) != 10 {
+		t.Errorf("%d hits, want 10", len(hits))
+	}
+}
+
+func TestStats(t *testing.T) {
+	ix := New(WithShards(2), WithPostingThreshold(2))
+	for _, p := range benchPool(40, 10) {
+		if err := ix.Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	always := pod("always", withAnti(term("zone", sel(metav1.LabelSelectorRequirement{Key: "x", Operator: metav1.LabelSelectorOpDoesNotExist}))))
+	selector := pod("selector", withAffinity(v1.PodAffinityTerm{LabelSelector: sel(exists("a")), NamespaceSelector: sel(exists("team")), TopologyKey: "zone"}))
+	for _, p := range []*v1.Pod{always, selector} {
+		if err := ix.Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := ix.Stats()
+	if st.Pods != 42 || st.Terms != 82 || st.AlwaysChecked != 1 || st.SelectorTerms != 1 || st.Shards != 2 {
+		t.Errorf("Stats = %+v, want 42 pods, 82 terms, 1 always checked, 1 selector term, 2 shards", st)
+	}
+	if st.Bitmaps == 0 {
+		t.Errorf("Stats().Bitmaps = 0 with threshold 2, want some bitmaps")
+	}
+	if st.TopologyKeys == 0 || st.TermPostings == 0 || st.LabelPostings == 0 || st.PostingBytes == 0 {
+		t.Errorf("Stats = %+v, want non-zero postings and topology keys", st)
+	}
+}

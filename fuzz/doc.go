@@ -3,9 +3,9 @@
 // beside that package's code).
 //
 // Reference keeps pending pods in a map and answers every assigned-pod, node and
-// namespace event by scanning all of them, compiling each pod's required pod
-// affinity and anti-affinity terms and DoNotSchedule topology-spread constraints
-// with apimachinery itself (metav1.LabelSelectorAsSelector, labels.NewRequirement,
+// namespace event by scanning all of them, checking each pod's required pod
+// affinity and anti-affinity terms and DoNotSchedule topology-spread constraints,
+// compiled when the pod was added, with apimachinery itself (metav1.LabelSelectorAsSelector, labels.NewRequirement,
 // labels.Selector.Matches). It imports no other package of this repository, so
 // that it can serve as the oracle the index and the queue are compared against:
 // it is written to be obviously correct, not fast. For each pending pod it
@@ -20,9 +20,12 @@
 //
 // # Cost model
 //
-// Add, Remove and Len are O(1); Pods is O(n log n). Every event is a full scan
-// that recompiles every term: O(pods × terms) per event, with allocations for
-// every term compiled. Namespace selectors are evaluated at event time with the
+// Add compiles the pod's terms; Remove and Len are O(1); Pods is O(n log n).
+// Every event is a full scan: O(pods × terms) selector matches per event (a
+// precompiled scan, the fastest a scan gets; kube-scheduler's queueing hints
+// recompile every term on every event, which costs about 40× more, see
+// BENCHMARKS.md). An assigned pod's own anti-affinity terms are compiled per
+// event. Namespace selectors are evaluated at event time with the
 // labels the lookup function returns then.
 //
 // # Concurrency

@@ -32,21 +32,41 @@ const (
 type Effect struct{ Relation, Transition RuleSet }
 
 // Reference is the naive, scanning implementation of the requeue rules: it
-// keeps pending pods by UID and answers each event by compiling and checking
-// the terms of every one of them.
+// keeps pending pods by UID, with their terms compiled at Add, and answers
+// each event by checking the terms of every one of them.
 type Reference struct {
 	// nsLabels returns a namespace's labels; nil, or ok=false, means unknown,
 	// which is treated as a namespace without labels.
 	nsLabels func(ns string) (map[string]string, bool)
 	// pods holds private deep copies of the pending pods, keyed by their UID.
 	pods map[types.UID]*v1.Pod
+	// terms holds each pending pod's terms, compiled with apimachinery when
+	// it was added (a precompiled scan, as fast as a scan gets).
+	terms map[types.UID]podTerms
+	// recompile makes every event compile every pod's terms again, as
+	// kube-scheduler's queueing hints do (SetRecompile).
+	recompile bool
+}
+
+// SetRecompile makes the Reference compile every pending pod's terms again
+// on every event, as kube-scheduler v1.37.2's queueing hints do, instead of
+// using the terms compiled at Add. The answers are the same; benchmarks use
+// it to measure what a scheduler without an index pays.
+func (r *Reference) SetRecompile(on bool) { r.recompile = on }
+
+// termsOf returns the compiled terms of the pending pod p.
+func (r *Reference) termsOf(p *v1.Pod) podTerms {
+	if r.recompile {
+		return compilePod(p)
+	}
+	return r.terms[p.UID]
 }
 
 // NewReference returns an empty Reference that reads namespace labels from
 // nsLabels at event time. nsLabels may be nil: every namespace is then without
 // labels.
 func NewReference(nsLabels func(ns string) (map[string]string, bool)) *Reference {
-	return &Reference{nsLabels: nsLabels, pods: make(map[types.UID]*v1.Pod)}
+	return &Reference{nsLabels: nsLabels, pods: make(map[types.UID]*v1.Pod), terms: make(map[types.UID]podTerms)}
 }
 
 // Add inserts pod, or replaces the pending pod with the same UID. The
@@ -56,7 +76,9 @@ func (r *Reference) Add(pod *v1.Pod) {
 	if pod == nil {
 		return
 	}
-	r.pods[pod.UID] = pod.DeepCopy()
+	p := pod.DeepCopy()
+	r.pods[p.UID] = p
+	r.terms[p.UID] = compilePod(p)
 }
 
 // Remove deletes the pending pod with the given UID and reports whether it was
@@ -66,6 +88,7 @@ func (r *Reference) Remove(uid types.UID) bool {
 		return false
 	}
 	delete(r.pods, uid)
+	delete(r.terms, uid)
 	return true
 }
 
@@ -132,7 +155,7 @@ func (r *Reference) NamespaceUpdated(oldNS, newNS *v1.Namespace) map[types.UID]E
 	}
 	out := make(map[types.UID]Effect)
 	for uid, p := range r.pods {
-		pt := compilePod(p)
+		pt := r.termsOf(p)
 		if pt.ipaErr != nil || namespaceSelectorFlips(pt, oldLabels, newLabels) {
 			out[uid] = Effect{Relation: InterPodAffinity, Transition: InterPodAffinity}
 		}
@@ -191,7 +214,7 @@ func (r *Reference) assignedPodEvent(kind eventKind, oldQ, newQ *v1.Pod) map[typ
 	// The required anti-affinity terms of Q itself, for the symmetric rule.
 	oldAnti, newAnti := antiTermsOf(oldQ), antiTermsOf(newQ)
 	for uid, p := range r.pods {
-		pt := compilePod(p)
+		pt := r.termsOf(p)
 		var e Effect
 		rel, tr := r.podEventIPA(kind, p, pt, oldQ, newQ, oldAnti, newAnti)
 		e = e.with(InterPodAffinity, rel, tr)
@@ -277,7 +300,7 @@ func podEventPTS(kind eventKind, p *v1.Pod, pt podTerms, present []*v1.Pod, oldQ
 func (r *Reference) nodeEvent(kind eventKind, oldN, newN *v1.Node) map[types.UID]Effect {
 	out := make(map[types.UID]Effect)
 	for uid, p := range r.pods {
-		pt := compilePod(p)
+		pt := r.termsOf(p)
 		var rs RuleSet
 		if nodeEventIPA(kind, pt, oldN, newN) {
 			rs |= InterPodAffinity

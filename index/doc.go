@@ -21,9 +21,10 @@
 //
 // # Structure
 //
-// Pods live in shards chosen by xxhash of their namespace; a locator,
-// sharded by xxhash of the UID, records each pod's shard for Remove and
-// Get. Within a shard:
+// Pods live in shards chosen by xxhash of their namespace, except the pods
+// whose terms reach into other namespaces (a namespace list or selector) or
+// failed to compile, which share shard 0; a locator, sharded by xxhash of
+// the UID, records each pod's shard for Remove and Get. Within a shard:
 //
 //   - each pod has a dense uint32 slot (a free list reuses them), and every
 //     posting list is a set of slots: a sorted slice while small, a roaring
@@ -54,9 +55,9 @@
 //
 // # Cost model
 //
-// An assigned-pod event visits the shard of its namespace, plus the shards
-// holding a pod whose terms reach into other namespaces (a namespace list or
-// selector), plus every shard when the assigned pod has anti-affinity. In
+// An assigned-pod event visits the shard of its namespace and shard 0 (when
+// it holds pods), or every shard when the assigned pod has anti-affinity of
+// its own. In
 // each, it costs one map probe per label of the assigned pod (two for an
 // update, only for the labels that changed), one probe per posting reached,
 // and one evaluation per candidate with distinct rules (a few selector

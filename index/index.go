@@ -14,7 +14,7 @@ import (
 // topology-spread terms. It is safe for concurrent use; see the package
 // documentation for the locking scheme.
 type Index struct {
-	shards    []*shard   // fixed at New; a pod lives in shards[xxhash(namespace) % len]
+	shards    []*shard   // fixed at New; see placement
 	locs      []locShard // where each UID lives, by xxhash(UID); len(locs) == len(shards)
 	threshold int
 	lookupNS  NamespaceLabels
@@ -86,8 +86,23 @@ type locShard struct {
 	m  map[types.UID]int
 }
 
-func (ix *Index) shardIndex(ns string) int {
-	return int(xxhash.Sum64String(ns) % uint64(len(ix.shards)))
+// homeShard returns the shard of the pods of namespace ns whose rules stay
+// within it. Shard 0 holds the pods whose rules reach into other namespaces
+// (a namespace list or selector) or failed to compile, so that an event
+// visits its namespace's shard and shard 0 only.
+func (ix *Index) homeShard(ns string) int {
+	if len(ix.shards) == 1 {
+		return 0
+	}
+	return 1 + int(xxhash.Sum64String(ns)%uint64(len(ix.shards)-1))
+}
+
+// placement returns the shard p belongs in.
+func (ix *Index) placement(p *Pending) int {
+	if p.reachesOut {
+		return 0
+	}
+	return ix.homeShard(p.pod.Namespace)
 }
 
 func (ix *Index) locOf(uid types.UID) *locShard {
@@ -114,7 +129,7 @@ func (ix *Index) Insert(p *Pending) {
 	loc := ix.locOf(uid)
 	loc.mu.Lock()
 	defer loc.mu.Unlock()
-	to := ix.shardIndex(p.pod.Namespace)
+	to := ix.placement(p)
 	if from, ok := loc.m[uid]; ok && from != to {
 		ix.shards[from].remove(uid, ix.threshold)
 	}
@@ -187,7 +202,7 @@ func (ix *Index) Lookup(dst []Hit, ev *Event) []Hit {
 		// Only the pods of the event's namespace and those whose rules reach
 		// out of their own can be affected, unless the assigned pod's own
 		// anti-affinity reaches into other namespaces.
-		home, all := ix.shardIndex(e.ns), len(e.oldAnti)+len(e.newAnti) > 0
+		home, all := ix.homeShard(e.ns), len(e.oldAnti)+len(e.newAnti) > 0
 		for i, s := range ix.shards {
 			if all || i == home || s.foreign.Load() > 0 {
 				dst = s.lookup(dst, &e, scratch)
@@ -257,8 +272,8 @@ func (ix *Index) Validate() error {
 		}
 		s.mu.RLock()
 		for uid, slot := range s.byUID {
-			if ns := s.slots[slot].pod.Namespace; ix.shardIndex(ns) != i {
-				errs = append(errs, fmt.Errorf("index: shard %d holds %s of namespace %q, which hashes elsewhere", i, uid, ns))
+			if p := s.slots[slot]; ix.placement(p) != i {
+				errs = append(errs, fmt.Errorf("index: shard %d holds %s of namespace %q, which belongs in shard %d", i, uid, p.pod.Namespace, ix.placement(p)))
 			}
 			loc := ix.locOf(uid)
 			loc.mu.RLock()

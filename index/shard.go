@@ -58,8 +58,8 @@ func topoLess(a, b *topoItem) bool { return a.key < b.key }
 
 func (it *topoItem) empty() bool { return it.aff.len()+it.anti.len()+it.spread.len() == 0 }
 
-// shard is a complete index of the pending pods whose namespace hashes to
-// it.
+// shard is a complete index of the pending pods placed in it (see
+// Index.placement).
 //
 // Invariants (Validate checks them by rebuilding every derived structure
 // from slots and comparing):
@@ -87,8 +87,9 @@ type shard struct {
 	probe  topoItem // search key for topo.Get; used under mu held for writing
 
 	// foreign counts the pods whose rules reach beyond their own namespace
-	// (reachesOut). It is written under mu and read without it: a lookup for
-	// an event in another namespace skips a shard where it is zero.
+	// (reachesOut; all of shard 0's when there are several shards). It is
+	// written under mu and read without it: a lookup for an event in another
+	// namespace skips a shard where it is zero.
 	foreign atomic.Int32
 }
 

@@ -1,0 +1,570 @@
+package fuzz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/affinityq/affinityq/queue"
+)
+
+// queueModel is a naive scheduling queue: a map of pods with their place,
+// whose unschedulable pool is a Reference. It decides every move from the
+// Reference's effects, and it wakes pods in flight eagerly, by evaluating
+// each event against them when it happens (the queue logs events and
+// replays them when an attempt fails): two ways to the same answer.
+type queueModel struct {
+	policy               queue.Policy
+	reset                bool
+	initial, max         time.Duration
+	unschedulableTimeout time.Duration
+	clock                *testingclock.FakeClock
+	lookup               func(ns string) (map[string]string, bool)
+
+	pods    map[types.UID]*modelPod
+	pool    *Reference                   // the pool's pods
+	orphans map[types.UID]*queue.PodInfo // deleted while in flight
+}
+
+type modelPod struct {
+	pod       *v1.Pod
+	loc       queue.Location
+	attempts  int
+	timestamp time.Time
+	rejected  RuleSet
+	parked    time.Time
+	// In flight: the PodInfo Pop returned, the newest object from Update,
+	// and what the events since the Pop did to the pod (rule-set unions
+	// per policy, and whether a MoveAll ran).
+	pi              *queue.PodInfo
+	updated         *v1.Pod
+	wokeRel, wokeTr RuleSet
+	wokeAll         bool
+}
+
+func (m *queueModel) backoff(p *modelPod) time.Duration {
+	if p.attempts <= 0 || m.initial <= 0 || m.max <= 0 {
+		return 0
+	}
+	d := m.initial
+	for range p.attempts - 1 {
+		d *= 2
+		if d >= m.max {
+			return m.max
+		}
+	}
+	return min(d, m.max)
+}
+
+// toBackoffOrActive places p, in no place, by its backoff.
+func (m *queueModel) toBackoffOrActive(p *modelPod) {
+	if p.timestamp.Add(m.backoff(p)).After(m.clock.Now()) {
+		p.loc = queue.Backoff
+	} else {
+		p.loc = queue.Active
+	}
+}
+
+// move places p, in no place, where the policy sends a moved pod.
+func (m *queueModel) move(p *modelPod) {
+	if m.policy == queue.Relation {
+		if m.reset {
+			p.attempts = 0
+		}
+		p.loc = queue.Active
+		return
+	}
+	m.toBackoffOrActive(p)
+}
+
+func (m *queueModel) applies(e Effect, rejected RuleSet) bool {
+	if m.policy == queue.Relation {
+		return e.Relation != 0
+	}
+	return e.Transition&rejected != 0
+}
+
+// event applies an event: pool pods the policy selects move; pods in flight
+// record the effect. eval answers the event for a Reference.
+func (m *queueModel) event(eval func(r *Reference) map[types.UID]Effect) {
+	for uid, e := range eval(m.pool) {
+		p := m.pods[uid]
+		if p == nil || p.loc != queue.Unschedulable {
+			panic(fmt.Sprintf("model: reference pod %s not in the pool", uid))
+		}
+		if m.applies(e, p.rejected) {
+			m.pool.Remove(uid)
+			m.move(p)
+		}
+	}
+	for uid, p := range m.pods {
+		if p.loc != queue.InFlight {
+			continue
+		}
+		r := NewReference(m.lookup)
+		r.Add(p.pod)
+		e := eval(r)[uid]
+		p.wokeRel |= e.Relation
+		p.wokeTr |= e.Transition
+	}
+}
+
+func (m *queueModel) moveAll() {
+	for uid, p := range m.pods {
+		switch p.loc {
+		case queue.Unschedulable:
+			m.pool.Remove(uid)
+			m.move(p)
+		case queue.InFlight:
+			p.wokeAll = true
+		}
+	}
+}
+
+func podChanged(a, b *v1.Pod) bool {
+	return !equality.Semantic.DeepEqual(a.Labels, b.Labels) || !equality.Semantic.DeepEqual(a.Spec, b.Spec)
+}
+
+func pluginRules(names []string) RuleSet {
+	var rs RuleSet
+	for _, n := range names {
+		switch n {
+		case queue.InterPodAffinity:
+			rs |= InterPodAffinity
+		case queue.PodTopologySpread:
+			rs |= PodTopologySpread
+		}
+	}
+	return rs
+}
+
+// fail ends p's attempt as AddUnschedulable does.
+func (m *queueModel) fail(p *modelPod, names []string) {
+	changed := false
+	if p.updated != nil {
+		changed = podChanged(p.pod, p.updated)
+		p.pod, p.updated = p.updated, nil
+	}
+	p.pi = nil
+	p.timestamp = m.clock.Now()
+	p.rejected = pluginRules(names)
+	named := slices.ContainsFunc(names, func(n string) bool { return n != "" })
+	woken := p.wokeAll || m.applies(Effect{Relation: p.wokeRel, Transition: p.wokeTr}, p.rejected)
+	switch {
+	case !named:
+		m.toBackoffOrActive(p)
+	case changed || woken:
+		m.move(p)
+	default:
+		p.loc = queue.Unschedulable
+		p.parked = m.clock.Now()
+		m.pool.Add(p.pod)
+	}
+}
+
+// queueWorld drives a queue and its model through the same operations.
+type queueWorld struct {
+	t        *testing.T
+	q        *queue.Queue
+	m        *queueModel
+	clock    *testingclock.FakeClock
+	nsLabels map[string]map[string]string
+	assigned []*v1.Pod
+	nodes    []*v1.Node
+	log      []string // the operations, for failure messages
+	steps    int
+}
+
+var queuePlugins = []string{queue.InterPodAffinity, queue.PodTopologySpread, "NodeResourcesFit", ""}
+
+func newQueueWorld(t *testing.T, cfg byte) *queueWorld {
+	w := &queueWorld{t: t, clock: testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), nsLabels: map[string]map[string]string{}}
+	lookup := func(ns string) (map[string]string, bool) {
+		l, ok := w.nsLabels[ns]
+		return l, ok
+	}
+	policy := []queue.Policy{queue.Relation, queue.Transition}[cfg&1]
+	reset := cfg&2 == 0
+	initial, max := []time.Duration{time.Second, 0}[cfg>>2&1], []time.Duration{10 * time.Second, 3 * time.Second}[cfg>>3&1]
+	opts := []queue.Option{
+		queue.WithClock(w.clock), queue.WithPolicy(policy), queue.WithResetOnMove(reset),
+		queue.WithBackoff(initial, max), queue.WithUnschedulableTimeout(time.Minute),
+	}
+	if cfg&16 != 0 {
+		opts = append(opts, queue.WithNamespaceLabels(lookup)) // else the queue learns them from NamespaceUpdated
+	}
+	w.q = queue.New(opts...)
+	w.m = &queueModel{
+		policy: policy, reset: reset, initial: initial, max: max, unschedulableTimeout: time.Minute,
+		clock: w.clock, lookup: lookup,
+		pods: map[types.UID]*modelPod{}, pool: NewReference(lookup), orphans: map[types.UID]*queue.PodInfo{},
+	}
+	return w
+}
+
+func (w *queueWorld) fatalf(format string, args ...any) {
+	w.t.Helper()
+	w.t.Fatalf("%s\noperations:\n  %s", fmt.Sprintf(format, args...), strings.Join(w.log, "\n  "))
+}
+
+// inFlight returns the model's pods in flight, sorted by UID.
+func (w *queueWorld) inFlight() []*modelPod {
+	var out []*modelPod
+	for _, p := range w.m.pods {
+		if p.loc == queue.InFlight {
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].pod.UID < out[j].pod.UID })
+	return out
+}
+
+func priorityOf(p *v1.Pod) int32 {
+	if p.Spec.Priority != nil {
+		return *p.Spec.Priority
+	}
+	return 0
+}
+
+// step applies one generated operation to the queue and the model.
+func (w *queueWorld) step(g *gen) {
+	m := w.m
+	switch op := g.intn(18); op {
+	case 0, 1, 2: // add
+		p := g.pendingPod()
+		if g.chance(30) {
+			prio := int32(g.intn(3))
+			p.Spec.Priority = &prio
+		}
+		w.log = append(w.log, "add "+string(p.UID))
+		err := w.q.Add(p)
+		if _, exists := m.pods[p.UID]; exists {
+			if !errors.Is(err, queue.ErrAlreadyQueued) {
+				w.fatalf("Add(%s) of a queued pod = %v, want ErrAlreadyQueued", p.UID, err)
+			}
+			return
+		}
+		if err != nil {
+			w.fatalf("Add(%s) = %v", p.UID, err)
+		}
+		m.pods[p.UID] = &modelPod{pod: p, loc: queue.Active, timestamp: w.clock.Now()}
+	case 3, 4: // pop
+		var best []types.UID
+		var bp *modelPod
+		for uid, p := range m.pods {
+			if p.loc != queue.Active {
+				continue
+			}
+			switch {
+			case bp == nil, priorityOf(p.pod) > priorityOf(bp.pod),
+				priorityOf(p.pod) == priorityOf(bp.pod) && p.timestamp.Before(bp.timestamp):
+				bp, best = p, []types.UID{uid}
+			case priorityOf(p.pod) == priorityOf(bp.pod) && p.timestamp.Equal(bp.timestamp):
+				best = append(best, uid)
+			}
+		}
+		if bp == nil {
+			return
+		}
+		pi, err := w.q.Pop(context.Background())
+		if err != nil {
+			w.fatalf("Pop = %v", err)
+		}
+		w.log = append(w.log, "pop "+string(pi.Pod.UID))
+		if !slices.Contains(best, pi.Pod.UID) {
+			w.fatalf("Pop = %s, want one of %v", pi.Pod.UID, best)
+		}
+		p := m.pods[pi.Pod.UID]
+		p.attempts++
+		if pi.Attempts != p.attempts || pi.Pod != p.pod {
+			w.fatalf("Pop: %s with Attempts %d (model %d), same object %v", pi.Pod.UID, pi.Attempts, p.attempts, pi.Pod == p.pod)
+		}
+		p.loc, p.pi, p.wokeRel, p.wokeTr, p.wokeAll = queue.InFlight, pi, 0, 0, false
+	case 5, 6: // fail
+		fl := w.inFlight()
+		if len(fl) == 0 {
+			return
+		}
+		p := pick(g, fl)
+		var names []string
+		for range g.intn(3) {
+			names = append(names, pick(g, queuePlugins))
+		}
+		w.log = append(w.log, fmt.Sprintf("fail %s %q", p.pod.UID, names))
+		if err := w.q.AddUnschedulable(p.pi, names...); err != nil {
+			w.fatalf("AddUnschedulable(%s) = %v", p.pod.UID, err)
+		}
+		m.fail(p, names)
+	case 7: // done
+		fl := w.inFlight()
+		if len(fl) == 0 {
+			return
+		}
+		p := pick(g, fl)
+		w.log = append(w.log, "done "+string(p.pod.UID))
+		w.q.Done(p.pod.UID)
+		delete(m.pods, p.pod.UID)
+	case 8: // update
+		n := g.pendingPod()
+		p, ok := m.pods[n.UID]
+		if ok {
+			n.Namespace = p.pod.Namespace
+			if p.updated != nil {
+				n.Namespace = p.updated.Namespace
+			}
+			if g.chance(30) { // a status-only update
+				n = p.pod.DeepCopy()
+				if p.updated != nil {
+					n = p.updated.DeepCopy()
+				}
+				n.Status.Message = fmt.Sprint("update ", len(w.log))
+			}
+		}
+		w.log = append(w.log, "update "+string(n.UID))
+		err := w.q.Update(nil, n)
+		if !ok {
+			if !errors.Is(err, queue.ErrUnknownPod) {
+				w.fatalf("Update(%s) of an unknown pod = %v, want ErrUnknownPod", n.UID, err)
+			}
+			return
+		}
+		if err != nil {
+			w.fatalf("Update(%s) = %v", n.UID, err)
+		}
+		switch p.loc {
+		case queue.Active, queue.Backoff:
+			p.pod = n
+		case queue.Unschedulable:
+			changed := podChanged(p.pod, n)
+			p.pod = n
+			if changed {
+				m.pool.Remove(n.UID)
+				m.move(p)
+			} else {
+				m.pool.Add(n)
+			}
+		case queue.InFlight:
+			p.updated = n
+		}
+	case 9: // delete
+		uid := types.UID(fmt.Sprintf("p%d", g.intn(12)))
+		w.log = append(w.log, "delete "+string(uid))
+		w.q.Delete(&v1.Pod{ObjectMeta: metav1.ObjectMeta{UID: uid}})
+		if p, ok := m.pods[uid]; ok {
+			if p.loc == queue.Unschedulable {
+				m.pool.Remove(uid)
+			}
+			if p.loc == queue.InFlight {
+				m.orphans[uid] = p.pi
+				// The scheduler finishes the deleted attempt later, or now.
+				if g.chance(50) {
+					if err := w.q.AddUnschedulable(p.pi, queue.InterPodAffinity); err != nil {
+						w.fatalf("AddUnschedulable of a deleted attempt = %v, want a no-op", err)
+					}
+				}
+			}
+			delete(m.pods, uid)
+		}
+	case 10: // assigned pod added
+		q := g.assignedPod()
+		w.assigned = append(w.assigned, q)
+		w.log = append(w.log, "assigned pod added "+q.Name)
+		w.q.AssignedPodAdded(q)
+		m.event(func(r *Reference) map[types.UID]Effect { return r.AssignedPodAdded(q) })
+	case 11: // assigned pod updated
+		if len(w.assigned) == 0 {
+			return
+		}
+		i := g.intn(len(w.assigned))
+		old := w.assigned[i]
+		n := g.relabel(old)
+		w.assigned[i] = n
+		w.log = append(w.log, "assigned pod updated "+n.Name)
+		w.q.AssignedPodUpdated(old, n)
+		m.event(func(r *Reference) map[types.UID]Effect { return r.AssignedPodUpdated(old, n) })
+	case 12: // assigned pod deleted
+		if len(w.assigned) == 0 {
+			return
+		}
+		i := g.intn(len(w.assigned))
+		q := w.assigned[i]
+		w.assigned = slices.Delete(w.assigned, i, i+1)
+		w.log = append(w.log, "assigned pod deleted "+q.Name)
+		w.q.AssignedPodDeleted(q)
+		m.event(func(r *Reference) map[types.UID]Effect { return r.AssignedPodDeleted(q) })
+	case 13: // node added, updated or deleted
+		switch {
+		case len(w.nodes) == 0 || g.chance(40):
+			n := g.node()
+			w.nodes = append(w.nodes, n)
+			w.log = append(w.log, "node added")
+			w.q.NodeAdded(n)
+			m.event(func(r *Reference) map[types.UID]Effect { return r.NodeAdded(n) })
+		case g.chance(70):
+			i := g.intn(len(w.nodes))
+			old := w.nodes[i]
+			n := g.nodeUpdate(old)
+			w.nodes[i] = n
+			w.log = append(w.log, "node updated")
+			w.q.NodeUpdated(old, n)
+			m.event(func(r *Reference) map[types.UID]Effect { return r.NodeUpdated(old, n) })
+		default:
+			i := g.intn(len(w.nodes))
+			n := w.nodes[i]
+			w.nodes = slices.Delete(w.nodes, i, i+1)
+			w.log = append(w.log, "node deleted")
+			w.q.NodeDeleted(n)
+			m.event(func(r *Reference) map[types.UID]Effect { return r.NodeDeleted(n) })
+		}
+	case 14: // namespace updated
+		name := pick(g, genNamespaces)
+		oldNS := &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: maps.Clone(w.nsLabels[name])}}
+		newNS := &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: g.namespaceLabels()}}
+		w.nsLabels[name] = newNS.Labels
+		w.log = append(w.log, fmt.Sprintf("namespace %s labels %v", name, newNS.Labels))
+		w.q.NamespaceUpdated(oldNS, newNS)
+		m.event(func(r *Reference) map[types.UID]Effect { return r.NamespaceUpdated(oldNS, newNS) })
+	case 15: // MoveAll
+		w.log = append(w.log, "move all")
+		w.q.MoveAll("fuzz")
+		m.moveAll()
+	case 16, 17: // time passes, a flush runs
+		d := pick(g, []time.Duration{0, 500 * time.Millisecond, time.Second, 2 * time.Second, 5 * time.Second, 11 * time.Second, time.Minute, time.Minute + time.Second})
+		w.clock.Step(d)
+		now := w.clock.Now()
+		if op == 16 {
+			w.log = append(w.log, fmt.Sprintf("step %v, flush backoff", d))
+			w.q.FlushBackoffCompleted()
+			for _, p := range m.pods {
+				if p.loc == queue.Backoff && !p.timestamp.Add(m.backoff(p)).After(now) {
+					p.loc = queue.Active
+				}
+			}
+		} else {
+			w.log = append(w.log, fmt.Sprintf("step %v, flush leftover", d))
+			w.q.FlushUnschedulableLeftover()
+			for uid, p := range m.pods {
+				if p.loc == queue.Unschedulable && now.Sub(p.parked) > m.unschedulableTimeout {
+					m.pool.Remove(uid)
+					m.move(p)
+				}
+			}
+		}
+	}
+	w.compare()
+}
+
+// compare checks that every pod is where the model has it, and every
+// eighth step the queue's invariants (Validate rebuilds the index: it would
+// dominate the run).
+func (w *queueWorld) compare() {
+	w.t.Helper()
+	w.steps++
+	for i := range 12 {
+		uid := types.UID(fmt.Sprintf("p%d", i))
+		got, gotOK := w.q.Location(uid)
+		var want queue.Location
+		p, wantOK := w.m.pods[uid]
+		if wantOK {
+			want = p.loc
+		}
+		if got != want || gotOK != wantOK {
+			w.fatalf("Location(%s) = %v, %v; model %v, %v", uid, got, gotOK, want, wantOK)
+		}
+	}
+	st := w.q.Stats()
+	if n := st.Active + st.Backoff + st.Unschedulable + st.InFlight; n != len(w.m.pods) || st.Unschedulable != w.m.pool.Len() {
+		w.fatalf("Stats %+v, model has %d pods, %d in the pool", st, len(w.m.pods), w.m.pool.Len())
+	}
+	if w.steps%8 == 0 {
+		w.validate()
+	}
+}
+
+func (w *queueWorld) validate() {
+	w.t.Helper()
+	if err := w.q.Validate(); err != nil {
+		w.fatalf("Validate: %v", err)
+	}
+}
+
+// FuzzQueue drives the queue and a naive model of it (its pool a Reference)
+// through the same random operations: adds, pops, failures with random
+// plugins, successes, updates, deletes, assigned-pod, node and namespace
+// events, MoveAll, and clock steps with flushes. After every operation each
+// pod must be in the same place in both, popped pods must be the best
+// candidates with the model's attempt count, and Validate must pass. The
+// first byte picks the policy, the reset-on-move flag, the backoff and
+// where namespace labels come from.
+func FuzzQueue(f *testing.F) {
+	for _, seed := range queueSeeds() {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g := &gen{data: data}
+		w := newQueueWorld(t, g.byte())
+		defer w.q.Close()
+		for steps := 0; !g.done() && steps < 200; steps++ {
+			w.step(g)
+		}
+		w.validate()
+	})
+}
+
+// queueSeeds are the fuzz seeds: every configuration byte with a sequence
+// that adds, pops and fails pods around events, plus longer pseudo-random
+// inputs.
+func queueSeeds() [][]byte {
+	// add p1 (ns, labels, affinity…) then pop, event, fail, flush: the
+	// generator reads past what it needs, so plain byte runs also work.
+	scripted := []byte{
+		0, 1, 0, 0, 3, 10, 5, 0, 2, 0, 10, 3, 5, 11, 2, 3, 3, 12, 5, 1, 16, 5, 17, 6, 15, 7, 14, 1, 9, 3,
+	}
+	var seeds [][]byte
+	for cfg := range 32 {
+		seeds = append(seeds, append([]byte{byte(cfg)}, scripted...))
+	}
+	for seed := range 8 {
+		seeds = append(seeds, seedBytes(500+seed, 1200))
+	}
+	return seeds
+}
+
+// TestQueueAgainstModel runs the seeds and long deterministic sequences, so
+// that plain `go test` checks the queue against the model too.
+func TestQueueAgainstModel(t *testing.T) {
+	for i, data := range queueSeeds() {
+		t.Run(fmt.Sprintf("seed=%d", i), func(t *testing.T) {
+			g := &gen{data: data}
+			w := newQueueWorld(t, g.byte())
+			defer w.q.Close()
+			for !g.done() {
+				w.step(g)
+			}
+			w.validate()
+		})
+	}
+	for seed := range 24 {
+		t.Run(fmt.Sprintf("long=%d", seed), func(t *testing.T) {
+			g := &gen{data: seedBytes(900+seed, 4000)}
+			w := newQueueWorld(t, g.byte())
+			defer w.q.Close()
+			for !g.done() {
+				w.step(g)
+			}
+			w.validate()
+		})
+	}
+}

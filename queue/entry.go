@@ -19,11 +19,18 @@ import (
 //     elem is its element); idx is -1 outside the heaps, elem nil outside
 //     the list.
 //   - pending was compiled from info.Pod.
+//   - stale is set only in activeQ or backoffQ, and then the index still
+//     holds the pod: an event that moved it out of the pool left its removal
+//     from the index to Pop (or Delete), so that the event costs its lookup
+//     and O(1) per moved pod. Lookups skip such hits (the pod is not in the
+//     pool map).
 type podEntry struct {
 	info    *PodInfo
 	pending *index.Pending
 	loc     Location
-	idx     int
+	idx     int // position in activeQ or backoffQ, -1 outside
+	poolIdx int // position in the pool, -1 outside
+	stale   bool
 
 	seq      uint64        // activeQ arrival order, the last tie-break
 	expiry   time.Time     // in backoffQ: when the backoff ends

@@ -100,7 +100,7 @@ func (q *Queue) handleWith(ev *index.Event, before func()) {
 		q.hooks.trace(traceEvent{what: "event", ev: *ev})
 	}
 	hits := q.hits[:0]
-	if len(q.unsched) > 0 {
+	if q.pool.len() > 0 {
 		hits = q.ix.Lookup(hits, ev)
 		q.stats.lookups++
 	}
@@ -115,11 +115,11 @@ func (q *Queue) handleWith(ev *index.Event, before func()) {
 	moved := 0
 	for i := range hits {
 		h := &hits[i]
-		e, ok := q.unsched[h.Pod.UID]
-		if !ok || !q.opts.policy.applies(h.Relation, h.Transition, e.rejected) {
+		e, ok := q.entries[h.Pod.UID]
+		if !ok || e.loc != Unschedulable || !q.opts.policy.applies(h.Relation, h.Transition, e.rejected) {
 			continue
 		}
-		q.leavePoolLocked(e)
+		q.leavePoolDeferredLocked(e)
 		q.requeueLocked(e, reason, now)
 		moved++
 	}

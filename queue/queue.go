@@ -63,7 +63,8 @@ type Queue struct {
 	entries    map[types.UID]*podEntry      // every pod held, wherever it is
 	active     podHeap                      // activeQ
 	backoff    podHeap                      // backoffQ, by expiry
-	unsched    map[types.UID]*podEntry      // the unschedulable pool; the index holds the same pods
+	pool       pool                         // the unschedulable pool; the index holds the same pods, plus the stale ones
+	stale      int                          // entries whose index removal waits for Pop (podEntry.stale)
 	flight     list.List                    // *podEntry in flight, in Pop order
 	orphans    map[*PodInfo]struct{}        // attempts whose pod was deleted in flight, until Done/AddUnschedulable
 	log        []loggedEvent                // events while pods are in flight, by seq
@@ -105,7 +106,6 @@ func New(opts ...Option) *Queue {
 		maxLog:  defaultMaxLog,
 		done:    make(chan struct{}),
 		entries: map[types.UID]*podEntry{},
-		unsched: map[types.UID]*podEntry{},
 		orphans: map[*PodInfo]struct{}{},
 		stats:   counters{moves: map[string]uint64{}},
 	}
@@ -175,7 +175,7 @@ func (q *Queue) Add(pod *v1.Pod) error {
 	if _, ok := q.entries[pod.UID]; ok {
 		return fmt.Errorf("%w: add %s", ErrAlreadyQueued, podRef(pod))
 	}
-	e := &podEntry{info: &PodInfo{Pod: pod, Timestamp: q.opts.clock.Now()}, pending: p, idx: -1}
+	e := &podEntry{info: &PodInfo{Pod: pod, Timestamp: q.opts.clock.Now()}, pending: p, idx: -1, poolIdx: -1}
 	q.entries[pod.UID] = e
 	q.pushActiveLocked(e)
 	return nil
@@ -255,6 +255,7 @@ func (q *Queue) Delete(pod *v1.Pod) {
 		q.endFlightLocked(e)
 		q.orphans[e.info] = struct{}{}
 	}
+	q.dropStaleLocked(e)
 	delete(q.entries, pod.UID)
 }
 
@@ -290,6 +291,7 @@ func (q *Queue) Pop(ctx context.Context) (*PodInfo, error) {
 	}
 	defer q.mu.Unlock()
 	e := q.active.pop()
+	q.dropStaleLocked(e)
 	e.loc = InFlight
 	e.popSeq = q.eventSeq
 	e.elem = q.flight.PushBack(e)
@@ -475,8 +477,9 @@ func (q *Queue) pushBackoffOrActiveLocked(e *podEntry, now time.Time) {
 func (q *Queue) parkLocked(e *podEntry, now time.Time) {
 	e.loc = Unschedulable
 	e.parked = now
-	q.unsched[e.info.Pod.UID] = e
-	q.ix.Insert(e.pending)
+	q.pool.add(e)
+	q.ix.Insert(e.pending) // replaces a stale entry
+	e.stale = false
 	if q.hooks.trace != nil {
 		q.hooks.trace(traceEvent{what: "park", uid: e.info.Pod.UID})
 	}
@@ -484,10 +487,28 @@ func (q *Queue) parkLocked(e *podEntry, now time.Time) {
 
 // leavePoolLocked takes e out of the unschedulable pool and the index.
 func (q *Queue) leavePoolLocked(e *podEntry) {
-	uid := e.info.Pod.UID
-	delete(q.unsched, uid)
-	q.ix.Remove(uid)
+	q.pool.remove(e)
+	q.ix.Remove(e.info.Pod.UID)
 	e.loc = 0
+}
+
+// leavePoolDeferredLocked takes e out of the unschedulable pool, leaving its
+// removal from the index to Pop or Delete (see podEntry.stale): an event
+// moves its pods in O(1) each.
+func (q *Queue) leavePoolDeferredLocked(e *podEntry) {
+	q.pool.remove(e)
+	e.stale = true
+	q.stale++
+	e.loc = 0
+}
+
+// dropStaleLocked removes a stale e from the index.
+func (q *Queue) dropStaleLocked(e *podEntry) {
+	if e.stale {
+		q.ix.Remove(e.info.Pod.UID)
+		e.stale = false
+		q.stale--
+	}
 }
 
 // requeueLocked puts e, in no structure, where the policy sends a pod it

@@ -62,7 +62,7 @@ func (q *Queue) FlushUnschedulableLeftover() {
 // depend on map iteration.
 func (q *Queue) moveWhereLocked(reason string, pick func(*podEntry) bool) {
 	var moving []*podEntry
-	for _, e := range q.unsched {
+	for _, e := range q.pool.items {
 		if pick(e) {
 			moving = append(moving, e)
 		}

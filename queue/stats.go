@@ -55,7 +55,7 @@ func (q *Queue) Stats() Stats {
 	return Stats{
 		Active:        q.active.Len(),
 		Backoff:       q.backoff.Len(),
-		Unschedulable: len(q.unsched),
+		Unschedulable: q.pool.len(),
 		InFlight:      q.flight.Len(),
 		Moves:         maps.Clone(q.stats.moves),
 		Lookups:       q.stats.lookups,

@@ -17,6 +17,7 @@ func (q *Queue) Validate() error {
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf("queue: "+format, args...)) }
 
 	counts := map[Location]int{}
+	stale := 0
 	for uid, e := range q.entries {
 		if e.info == nil || e.info.Pod == nil || e.info.Pod.UID != uid {
 			fail("entry %q does not hold its pod", uid)
@@ -27,7 +28,7 @@ func (q *Queue) Validate() error {
 		}
 		counts[e.loc]++
 		inActive, inBackoff := q.active.holds(e), q.backoff.holds(e)
-		_, inPool := q.unsched[uid]
+		inPool := q.pool.holds(e)
 		inFlight := e.elem != nil
 		if n := btoi(inActive) + btoi(inBackoff) + btoi(inPool) + btoi(inFlight); n != 1 {
 			fail("pod %q (%v) is in %d places", uid, e.loc, n)
@@ -42,6 +43,15 @@ func (q *Queue) Validate() error {
 		if e.loc != InFlight && (e.updated != nil || e.updatedPending != nil) {
 			fail("pod %q: pending update outside flight", uid)
 		}
+		if e.stale {
+			stale++
+			if e.loc != Active && e.loc != Backoff {
+				fail("pod %q: stale index entry in %v", uid, e.loc)
+			}
+			if _, ok := q.ix.Get(uid); !ok {
+				fail("pod %q: marked stale but not in the index", uid)
+			}
+		}
 		if e.loc == Unschedulable {
 			p, ok := q.ix.Get(uid)
 			if !ok {
@@ -52,13 +62,13 @@ func (q *Queue) Validate() error {
 		}
 	}
 	if counts[Active] != q.active.Len() || counts[Backoff] != q.backoff.Len() ||
-		counts[Unschedulable] != len(q.unsched) || counts[InFlight] != q.flight.Len() {
+		counts[Unschedulable] != q.pool.len() || counts[InFlight] != q.flight.Len() {
 		fail("counts by location %v differ from the structures' sizes (active %d, backoff %d, pool %d, in flight %d)",
-			counts, q.active.Len(), q.backoff.Len(), len(q.unsched), q.flight.Len())
+			counts, q.active.Len(), q.backoff.Len(), q.pool.len(), q.flight.Len())
 	}
-	for uid, e := range q.unsched {
-		if q.entries[uid] != e {
-			fail("pool holds %q, which has no entry", uid)
+	for i, e := range q.pool.items {
+		if e.poolIdx != i || q.entries[e.info.Pod.UID] != e {
+			fail("pool item %d (%q) is not its entry's, or at another position (%d)", i, e.info.Pod.UID, e.poolIdx)
 		}
 	}
 	for o := range q.orphans {
@@ -66,8 +76,8 @@ func (q *Queue) Validate() error {
 			fail("deleted attempt of %q is still queued", o.Pod.UID)
 		}
 	}
-	if n := q.ix.Len(); n != len(q.unsched) {
-		fail("index holds %d pods, the pool %d", n, len(q.unsched))
+	if n := q.ix.Len(); n != q.pool.len()+stale || stale != q.stale {
+		fail("index holds %d pods, the pool %d and %d stale (counted %d)", n, q.pool.len(), stale, q.stale)
 	}
 	for i, h := range []*podHeap{&q.active, &q.backoff} {
 		for j, e := range h.items {

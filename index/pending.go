@@ -23,6 +23,7 @@ type Pending struct {
 	pod *v1.Pod
 	*rules
 	err error // compile errors, joined; nil when every term compiled
+	tag any   // the embedder's, returned in every Hit of the pod (WithTag)
 }
 
 // rules is what an event's effect on a pending pod depends on: its compiled
@@ -94,6 +95,18 @@ func Compile(pod *v1.Pod) (*Pending, error) {
 	}
 	return p, nil
 }
+
+// WithTag returns a copy of p that carries tag: every Hit of the indexed
+// copy returns it in Hit.Tag, so an embedder (the queue) finds its own
+// record of a hit pod without a lookup by UID.
+func (p *Pending) WithTag(tag any) *Pending {
+	c := *p
+	c.tag = tag
+	return &c
+}
+
+// Tag returns the tag given by WithTag, nil if none.
+func (p *Pending) Tag() any { return p.tag }
 
 // Pod returns the pod the Pending was compiled from.
 func (p *Pending) Pod() *v1.Pod { return p.pod }

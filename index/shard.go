@@ -279,7 +279,7 @@ func (s *shard) insertLocked(p *Pending, threshold int) {
 		s.slots = append(s.slots, nil)
 	}
 	if p.internable() {
-		p = &Pending{pod: p.pod, rules: s.intern(p.rules), err: p.err}
+		p = &Pending{pod: p.pod, rules: s.intern(p.rules), err: p.err, tag: p.tag}
 	}
 	if p.reachesOut {
 		s.foreign.Add(1)
@@ -373,7 +373,7 @@ func (s *shard) lookup(dst []Hit, e *prepared, scratch *[]uint32) []Hit {
 			memo.put(p.rules, rel, tr)
 		}
 		if rel|tr != 0 {
-			dst = append(dst, Hit{Pod: p.pod, Relation: rel, Transition: tr})
+			dst = append(dst, Hit{Pod: p.pod, Relation: rel, Transition: tr, Tag: p.tag})
 		}
 	}
 	*scratch = c

@@ -115,13 +115,16 @@ func (q *Queue) handleWith(ev *index.Event, before func()) {
 	moved := 0
 	for i := range hits {
 		h := &hits[i]
-		e, ok := q.entries[h.Pod.UID]
+		e, ok := h.Tag.(*podEntry) // the index hands back the entry it was given at parking
 		if !ok || e.loc != Unschedulable || !q.opts.policy.applies(h.Relation, h.Transition, e.rejected) {
 			continue
 		}
 		q.leavePoolDeferredLocked(e)
 		q.requeueLocked(e, reason, now)
 		moved++
+	}
+	if moved > 0 {
+		q.stats.moves[reason] += uint64(moved)
 	}
 	clear(hits)
 	if cap(hits) > maxKeptHits {

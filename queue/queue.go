@@ -215,8 +215,9 @@ func (q *Queue) Update(oldPod, newPod *v1.Pod) error {
 		if changed {
 			q.leavePoolLocked(e)
 			q.requeueLocked(e, reasonPodUpdate, q.opts.clock.Now())
+			q.stats.moves[reasonPodUpdate]++
 		} else {
-			q.ix.Insert(p)
+			q.ix.Insert(p.WithTag(e))
 		}
 	case InFlight:
 		e.updated, e.updatedPending = newPod, p
@@ -385,6 +386,7 @@ func (q *Queue) AddUnschedulable(pi *PodInfo, rejectedBy ...string) error {
 		q.pushBackoffOrActiveLocked(e, now)
 	case requeue:
 		q.requeueLocked(e, reason, now)
+		q.stats.moves[reason]++
 	default:
 		q.parkLocked(e, now)
 	}
@@ -478,7 +480,7 @@ func (q *Queue) parkLocked(e *podEntry, now time.Time) {
 	e.loc = Unschedulable
 	e.parked = now
 	q.pool.add(e)
-	q.ix.Insert(e.pending) // replaces a stale entry
+	q.ix.Insert(e.pending.WithTag(e)) // replaces a stale entry; hits carry e
 	e.stale = false
 	if q.hooks.trace != nil {
 		q.hooks.trace(traceEvent{what: "park", uid: e.info.Pod.UID})
@@ -512,7 +514,7 @@ func (q *Queue) dropStaleLocked(e *podEntry) {
 }
 
 // requeueLocked puts e, in no structure, where the policy sends a pod it
-// moves, and counts the move under reason.
+// moves. The caller counts the move in q.stats.moves (once per batch).
 func (q *Queue) requeueLocked(e *podEntry, reason string, now time.Time) {
 	if q.opts.policy == Relation {
 		if q.opts.resetOnMove {
@@ -522,7 +524,6 @@ func (q *Queue) requeueLocked(e *podEntry, reason string, now time.Time) {
 	} else {
 		q.pushBackoffOrActiveLocked(e, now)
 	}
-	q.stats.moves[reason]++
 	if q.opts.metrics != nil {
 		q.opts.metrics.Moved(reason, e.loc)
 	}

@@ -87,4 +87,7 @@ func (q *Queue) moveWhereLocked(reason string, pick func(*podEntry) bool) {
 		q.leavePoolLocked(e)
 		q.requeueLocked(e, reason, now)
 	}
+	if len(moving) > 0 {
+		q.stats.moves[reason] += uint64(len(moving))
+	}
 }

@@ -58,6 +58,8 @@ func (q *Queue) Validate() error {
 				fail("pod %q in the pool but not in the index", uid)
 			} else if p.Pod() != e.info.Pod {
 				fail("pod %q: the index holds another object than the pool's", uid)
+			} else if p.Tag() != e {
+				fail("pod %q: the index's tag is not the pod's entry", uid)
 			}
 		}
 	}

@@ -124,7 +124,13 @@ func (ix *Index) Add(pod *v1.Pod) error {
 }
 
 // Insert indexes a compiled pod, replacing the entry of the same UID.
-func (ix *Index) Insert(p *Pending) {
+//
+// It returns the Pending the index keeps: p's pod, tag and errors, with
+// rules shared with the other indexed pods that have the same ones. A
+// caller that keeps a Pending per pod (a queue, to replay events against a
+// pod in flight) saves memory by keeping that one; it stays valid after the
+// pod is removed.
+func (ix *Index) Insert(p *Pending) *Pending {
 	uid := p.pod.UID
 	loc := ix.locOf(uid)
 	loc.mu.Lock()
@@ -135,9 +141,10 @@ func (ix *Index) Insert(p *Pending) {
 	}
 	s := ix.shards[to]
 	s.mu.Lock()
-	s.insertLocked(p, ix.threshold)
+	kept := s.insertLocked(p, ix.threshold)
 	s.mu.Unlock()
 	loc.m[uid] = to
+	return kept
 }
 
 // Remove deletes the pod with uid; it reports whether it was indexed.

@@ -266,9 +266,9 @@ func (s *shard) indexPod(p *Pending, slot uint32, add bool, threshold int) {
 	}
 }
 
-// insertLocked indexes p, replacing the pod of the same UID. s.mu must be
-// held for writing.
-func (s *shard) insertLocked(p *Pending, threshold int) {
+// insertLocked indexes p, replacing the pod of the same UID, and returns
+// the Pending it keeps. s.mu must be held for writing.
+func (s *shard) insertLocked(p *Pending, threshold int) *Pending {
 	s.removeLocked(p.pod.UID, threshold)
 	var slot uint32
 	if n := len(s.free); n > 0 {
@@ -287,6 +287,7 @@ func (s *shard) insertLocked(p *Pending, threshold int) {
 	s.slots[slot] = p
 	s.byUID[p.pod.UID] = slot
 	s.indexPod(p, slot, true, threshold)
+	return p
 }
 
 // remove locks the shard and removes the pod with uid.

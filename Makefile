@@ -8,12 +8,15 @@ BENCHCOUNT    ?= 6
 BENCH         ?= .
 STATICCHECK   ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help test vet unit fuzz-short fuzz bench bench-smoke lint tidy-check
+.PHONY: help test vet unit fuzz-short fuzz bench bench-smoke lint tidy-check run
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 test: vet unit bench-smoke fuzz-short ## the test command: vet, tests with -race, every benchmark once, every fuzz target for FUZZTIME
+
+run: ## the main job: affinityq bench on its default workloads (100,000 pending pods)
+	$(GO) run ./cmd/affinityq bench
 
 vet: ## go vet
 	$(GO) vet ./...
@@ -30,8 +33,19 @@ fuzz-short: ## every fuzz target for FUZZTIME (default 10s)
 fuzz: ## long fuzzing: every fuzz target for LONGFUZZTIME (default 5m)
 	FUZZTIME=$(LONGFUZZTIME) GO=$(GO) scripts/fuzz-all
 
-bench: ## benchmarks, benchstat-friendly (BENCH, BENCHTIME, BENCHCOUNT)
-	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) ./...
+BENCHSTAT     ?= golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
+RESULTS       ?= bench/results
+
+bench: ## regenerate the benchmark tables: raw results in bench/results/, benchstat tables printed (BENCH, BENCHTIME, BENCHCOUNT)
+	@mkdir -p $(RESULTS)
+	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) ./matcher > $(RESULTS)/matcher.txt
+	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) -timeout=60m ./index > $(RESULTS)/index.txt
+	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) -timeout=60m ./queue > $(RESULTS)/queue.txt
+	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) -cpu=1,2 -timeout=60m ./bench > $(RESULTS)/workloads.txt
+	@for f in matcher index queue workloads; do echo "== $$f"; $(GO) run $(BENCHSTAT) $(RESULTS)/$$f.txt; done
+	$(GO) run ./cmd/affinityq bench -progress=false | tee $(RESULTS)/affinityq-bench.txt
+	$(GO) run ./cmd/affinityq bench -progress=false -workloads unique-partner -policies relation -events 200 -naive-events 20 \
+		-svg $(RESULTS)/latency.svg -svg-sizes 1000,3000,10000,30000,100000 > /dev/null
 
 lint: vet ## go vet and staticcheck (pinned, through the module proxy)
 	$(GO) run $(STATICCHECK) ./...

@@ -6,9 +6,10 @@
 // namespace event by scanning all of them, checking each pod's required pod
 // affinity and anti-affinity terms and DoNotSchedule topology-spread constraints,
 // compiled when the pod was added, with apimachinery itself (metav1.LabelSelectorAsSelector, labels.NewRequirement,
-// labels.Selector.Matches). It imports no other package of this repository, so
-// that it can serve as the oracle the index and the queue are compared against:
-// it is written to be obviously correct, not fast. For each pending pod it
+// labels.Selector.Matches). Its rules (reference.go) use no other package of
+// this repository, so that it can serve as the oracle the index and the queue
+// are compared against: it is written to be obviously correct, not fast.
+// Reference.Event only dispatches an index.Event value to the matching method. For each pending pod it
 // reports an Effect, the rule sets (InterPodAffinity, PodTopologySpread) under
 // which the event affects the pod for each of the two policies, Relation and
 // Transition, as DESIGN.md ("Who matches whom", "Which pending pods an event

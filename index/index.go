@@ -196,8 +196,13 @@ func (ix *Index) Len() int {
 // required anti-affinity terms (they are compiled) or a node event.
 //
 // A lookup sees every Add and Remove that returned before it started, and
-// may or may not see those that run concurrently with it.
+// may or may not see those that run concurrently with it. A nil ev, or an
+// event whose objects are nil where its kind needs them, affects no one
+// (nil nodes and namespaces read as having no labels).
 func (ix *Index) Lookup(dst []Hit, ev *Event) []Hit {
+	if ev == nil {
+		return dst
+	}
 	var e prepared
 	prepare(&e, ev, ix.lookupNS)
 	if e.none {

@@ -136,3 +136,26 @@ func TestStats(t *testing.T) {
 		t.Errorf("Stats = %+v, want non-zero postings and topology keys", st)
 	}
 }
+
+func TestNilEventsAffectNoOne(t *testing.T) {
+	ix := New()
+	p := pod("p", withAnti(term("zone", sel(exists("a")))))
+	if err := ix.Add(p); err != nil {
+		t.Fatal(err)
+	}
+	if hits := ix.Lookup(nil, nil); len(hits) != 0 {
+		t.Errorf("Lookup(nil event) = %v, want no hits", hits)
+	}
+	for _, ev := range []Event{
+		{Kind: AssignedPodAdd}, {Kind: AssignedPodUpdate, NewPod: pod("q", onNode("n"))}, {Kind: AssignedPodDelete},
+		{Kind: NamespaceUpdate}, {Kind: EventKind(99)},
+	} {
+		if hits := ix.Lookup(nil, &ev); len(hits) != 0 {
+			t.Errorf("Lookup(%v with nil objects) = %v, want no hits", ev.Kind, hits)
+		}
+	}
+	compiled, _ := Compile(p)
+	if r, x := compiled.Affected(nil, nil); r|x != 0 {
+		t.Errorf("Affected(nil) = %v, %v", r, x)
+	}
+}

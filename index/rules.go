@@ -9,6 +9,9 @@ import (
 // the check every index hit passes, and what a queue replays against a pod
 // that was in flight when the event happened. lookupNS may be nil.
 func (p *Pending) Affected(ev *Event, lookupNS NamespaceLabels) (relation, transition RuleSet) {
+	if ev == nil {
+		return 0, 0
+	}
 	var e prepared
 	prepare(&e, ev, lookupNS)
 	return evaluate(p.rules, &e)

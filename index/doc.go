@@ -26,9 +26,13 @@
 // failed to compile, which share shard 0; a locator, sharded by xxhash of
 // the UID, records each pod's shard for Remove and Get. Within a shard:
 //
-//   - each pod has a dense uint32 slot (a free list reuses them), and every
-//     posting list is a set of slots: a sorted slice while small, a roaring
-//     bitmap above WithPostingThreshold (DefaultPostingThreshold);
+//   - pods are grouped by their compiled rules (terms, namespace and
+//     labels): the replicas of a workload are one group, which holds the
+//     rules once and lists its member pods. Each group has a dense uint32
+//     id (a free list reuses them), and every posting list is a set of
+//     group ids: a sorted slice while small, a roaring bitmap above
+//     WithPostingThreshold (DefaultPostingThreshold). Adding a replica of an
+//     indexed workload appends it to its group and edits no posting;
 //   - each required term is posted once per namespace of its scope under an
 //     anchor, one of its positive requirements (In before Exists, fewest
 //     values first): (namespace, key, value) for In, (namespace, key) for
@@ -36,37 +40,37 @@
 //     namespace "" and its scope checked per candidate. A term without a
 //     positive requirement (only NotIn/DoesNotExist, or {}) is posted under
 //     (namespace, no key): always checked, but only for events in its scope.
-//     A pod whose terms do not compile is checked on every event;
+//     A pod whose terms do not compile is checked on every event, in a
+//     group of its own;
 //   - pending pods' own labels are posted by (namespace, key, value) and
 //     (namespace, key): they answer which pending pods an assigned pod's
 //     anti-affinity matches (the symmetric rule);
-//   - a github.com/google/btree keyed by topology key lists the pods with an
+//   - a github.com/google/btree keyed by topology key lists the groups with an
 //     affinity, anti-affinity or spread term on each key, for node events;
-//   - the pods with a term scoped by namespace labels are listed for
-//     namespace events;
-//   - the compiled rules of a pod (terms, namespace and labels) are interned:
-//     replicas of a workload share one copy, and a lookup evaluates each
-//     distinct rules once.
+//   - the groups with a term scoped by namespace labels are listed for
+//     namespace events.
 //
-// A lookup gathers candidate slots from the postings an event reaches,
-// de-duplicates them, and evaluates each candidate's rules exactly, so a
-// Hit is never false; the candidates are a superset of the hits because a
-// term can only match a pod carrying its anchor label.
+// A lookup gathers candidate groups from the postings an event reaches,
+// de-duplicates them, and evaluates each candidate's rules exactly, once
+// per group, so a Hit is never false; the candidates are a superset of the
+// hits because a term can only match a pod carrying its anchor label.
 //
 // # Cost model
 //
 // An assigned-pod event visits the shard of its namespace and shard 0 (when
 // it holds pods), or every shard when the assigned pod has anti-affinity of
-// its own. In
-// each, it costs one map probe per label of the assigned pod (two for an
-// update, only for the labels that changed), one probe per posting reached,
-// and one evaluation per candidate with distinct rules (a few selector
-// matches). With a reused dst it does not allocate, unless the assigned pod
-// has required anti-affinity terms (they are compiled per event). Node
+// its own. In each, it costs one map probe per label of the assigned pod
+// (two for an update, only for the labels that changed), one probe per
+// posting reached, one evaluation per candidate group (a few selector
+// matches) and one append per affected pod. With a reused dst it does not
+// allocate, unless the assigned pod has required anti-affinity terms (they
+// are compiled per event). Node
 // events visit every shard and walk its topology keys; namespace events
-// visit every shard's namespace-selector pods. Add compiles the pod
-// (validating every selector) and edits one posting per term, two per label
-// and one per topology key; Remove edits the same postings.
+// visit every shard's namespace-selector groups. Add compiles the pod
+// (validating every selector); a pod with the rules of an indexed group
+// joins it, otherwise a new group edits one posting per term, two per
+// label and one per topology key. Remove leaves the group, and the last
+// member to leave edits the same postings back.
 //
 // # Concurrency and invariants
 //

@@ -172,11 +172,8 @@ func (ix *Index) Get(uid types.UID) (*Pending, bool) {
 	s := ix.shards[i]
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	slot, ok := s.byUID[uid]
-	if !ok {
-		return nil, false
-	}
-	return s.slots[slot], true
+	p, ok := s.byUID[uid]
+	return p, ok
 }
 
 // Len returns the number of indexed pods.
@@ -283,8 +280,8 @@ func (ix *Index) Validate() error {
 			errs = append(errs, fmt.Errorf("index: shard %d: %w", i, err))
 		}
 		s.mu.RLock()
-		for uid, slot := range s.byUID {
-			if p := s.slots[slot]; ix.placement(p) != i {
+		for uid, p := range s.byUID {
+			if ix.placement(p) != i {
 				errs = append(errs, fmt.Errorf("index: shard %d holds %s of namespace %q, which belongs in shard %d", i, uid, p.pod.Namespace, ix.placement(p)))
 			}
 			loc := ix.locOf(uid)

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,7 +114,7 @@ func TestLookupDoesNotAllocate(t *testing.T) {
 
 func TestStats(t *testing.T) {
 	ix := New(WithShards(2), WithPostingThreshold(2))
-	for _, p := range benchPool(40, 10) {
+	for _, p := range benchPool(40, 1) { // 40 groups of one pod
 		if err := ix.Add(p); err != nil {
 			t.Fatal(err)
 		}
@@ -126,11 +127,20 @@ func TestStats(t *testing.T) {
 		}
 	}
 	st := ix.Stats()
-	if st.Pods != 42 || st.Terms != 82 || st.AlwaysChecked != 1 || st.SelectorTerms != 1 || st.Shards != 2 {
-		t.Errorf("Stats = %+v, want 42 pods, 82 terms, 1 always checked, 1 selector term, 2 shards", st)
+	if st.Pods != 42 || st.Groups != 42 || st.Terms != 82 || st.AlwaysChecked != 1 || st.SelectorTerms != 1 || st.Shards != 2 {
+		t.Errorf("Stats = %+v, want 42 pods in 42 groups, 82 terms, 1 always checked, 1 selector term, 2 shards", st)
+	}
+	replicas := New()
+	for _, p := range benchPool(40, 10) {
+		if err := replicas.Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := replicas.Stats(); st.Pods != 40 || st.Groups != 4 {
+		t.Errorf("Stats = %+v, want 40 pods in 4 groups of replicas", st)
 	}
 	if st.Bitmaps == 0 {
-		t.Errorf("Stats().Bitmaps = 0 with threshold 2, want some bitmaps")
+		t.Errorf("Stats().Bitmaps = 0 with threshold 2, want some bitmaps: %+v", st)
 	}
 	if st.TopologyKeys == 0 || st.TermPostings == 0 || st.LabelPostings == 0 || st.PostingBytes == 0 {
 		t.Errorf("Stats = %+v, want non-zero postings and topology keys", st)
@@ -158,4 +168,71 @@ func TestNilEventsAffectNoOne(t *testing.T) {
 	if r, x := compiled.Affected(nil, nil); r|x != 0 {
 		t.Errorf("Affected(nil) = %v, %v", r, x)
 	}
+}
+
+// TestGroups follows one group of replicas through its life: replicas share
+// it, it survives until its last member goes, a kept Pending comes back
+// after its group was dropped, and a Pending kept by one index is indexed
+// by another without touching the first's group.
+func TestGroups(t *testing.T) {
+	ix := New(WithShards(2))
+	replica := func(name string) *v1.Pod {
+		return pod(name, withLabels(map[string]string{"app": "web"}), withAnti(term("zone", sel(in("app", "web")))))
+	}
+	var kept []*Pending
+	for _, name := range []string{"a", "b", "c"} {
+		p, err := Compile(replica(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, ix.Insert(p))
+	}
+	if kept[0].rules != kept[1].rules || kept[1].rules != kept[2].rules {
+		t.Fatal("replicas do not share one group")
+	}
+	check := func(step string, pods, groups int, want ...string) {
+		t.Helper()
+		if err := ix.Validate(); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		if st := ix.Stats(); st.Pods != pods || st.Groups != groups {
+			t.Errorf("%s: %d pods in %d groups, want %d in %d", step, st.Pods, st.Groups, pods, groups)
+		}
+		var got []string
+		for _, h := range ix.AssignedPodDeleted(nil, pod("blocker", onNode("n1"), withLabels(map[string]string{"app": "web"}))) {
+			got = append(got, h.Pod.Name)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: hits %v, want %v", step, got, want)
+		}
+	}
+	check("three replicas", 3, 1, "a", "b", "c")
+	ix.Remove(kept[0].pod.UID) // the first member goes: the last takes its place
+	check("first removed", 2, 1, "b", "c")
+	ix.Remove(kept[1].pod.UID)
+	ix.Remove(kept[2].pod.UID)
+	check("all removed", 0, 0)
+	// The group is gone; the Pendings kept by the embedder still evaluate
+	// and can be indexed again.
+	if rel, _ := kept[1].Affected(&Event{Kind: AssignedPodDelete, OldPod: pod("x", onNode("n1"), withLabels(map[string]string{"app": "web"}))}, nil); rel != InterPodAffinity {
+		t.Errorf("a removed pod's Pending evaluates to %v, want InterPodAffinity", rel)
+	}
+	back := ix.Insert(kept[1].WithTag("again"))
+	ix.Insert(kept[2])
+	check("two back", 2, 1, "b", "c")
+	if back.Tag() != "again" {
+		t.Errorf("Tag = %v, want the new tag", back.Tag())
+	}
+	// Another index takes a Pending of this one: it makes its own group.
+	other := New()
+	theirs := other.Insert(back)
+	if theirs.rules == back.rules {
+		t.Error("two indexes share one group")
+	}
+	other.Remove(theirs.pod.UID)
+	if err := other.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	check("after the other index", 2, 1, "b", "c")
 }

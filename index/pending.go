@@ -24,16 +24,23 @@ type Pending struct {
 	*rules
 	err error // compile errors, joined; nil when every term compiled
 	tag any   // the embedder's, returned in every Hit of the pod (WithTag)
+
+	// at is the pod's position in rules.members while indexed; only the
+	// Pendings the index keeps have it, under the owning shard's lock.
+	at uint32
 }
 
 // rules is what an event's effect on a pending pod depends on: its compiled
 // terms, its namespace and its labels. Replicas of one workload have equal
-// rules; a shard keeps one shared copy of each (interning), which divides
-// the index's memory by the replica count and lets a lookup evaluate an event
-// once per distinct rules instead of once per pod.
+// rules. A shard indexes groups, not pods: each group is one rules value
+// with the pods that have it (members), and every posting names groups. The
+// replicas of a workload are thus one group (interning): the index's memory
+// and the cost of adding a replica do not grow with its terms, and a lookup
+// evaluates an event once per group.
 //
-// The fields are immutable once compiled, except refs and next, which the
-// owning shard's lock protects.
+// The compiled fields are immutable. The group fields below them belong to
+// the shard that indexes the rules (owner, set once when the group is
+// created, before the rules are published) and are protected by its lock.
 type rules struct {
 	terms       []matcher.Term // required affinity, then required anti-affinity, then spread
 	nAff, nAnti uint16
@@ -43,8 +50,10 @@ type rules struct {
 	ns          string
 	labels      map[string]string
 
-	refs int32  // pods sharing these rules in the owning shard; 0 when not interned
-	next *rules // next rules with the same hash in the shard's intern table
+	owner   *shard     // the shard whose group these rules are; nil for freshly compiled rules
+	id      uint32     // the group's slot in owner.groups while it has members
+	members []*Pending // the indexed pods of the group; none once it is dropped
+	next    *rules     // next rules with the same hash in owner's intern table
 }
 
 type pendingFlags uint8

@@ -59,43 +59,50 @@ func topoLess(a, b *topoItem) bool { return a.key < b.key }
 func (it *topoItem) empty() bool { return it.aff.len()+it.anti.len()+it.spread.len() == 0 }
 
 // shard is a complete index of the pending pods placed in it (see
-// Index.placement).
+// Index.placement). Its postings name groups (rules shared by pods, see
+// rules), each by a dense uint32 id; a free list reuses the ids of dropped
+// groups.
 //
 // Invariants (Validate checks them by rebuilding every derived structure
-// from slots and comparing):
-//   - byUID[p.pod.UID] == slot  ⇔  slots[slot] == p != nil; free holds exactly
-//     the nil slots, once each.
-//   - terms, labels, nsPods, errs, anti, nsSel and topo hold exactly what
-//     indexPod derives from the live slots, and no empty posting.
+// from the groups and comparing):
+//   - byUID[uid] == p  ⇔  p.rules is a live group of s and
+//     p.rules.members[p.at] == p;
+//   - groups[id] == g != nil  ⇔  g.owner == s, g.id == id and g has at
+//     least one member; free holds exactly the nil ids, once each;
+//   - rules (the intern table) holds exactly the live groups whose rules
+//     compiled (internable), each under its hash, no two equal;
+//   - terms, use, wide, labels, nsPods, errs, anti, nsSel and topo hold
+//     exactly what indexGroup derives from the live groups, and no empty
+//     posting; foreign counts the live groups that reach out.
 type shard struct {
-	mu sync.RWMutex // protects every field below; taken alone, never nested in another shard's
+	mu sync.RWMutex // protects every field below and the group fields of the rules it owns; taken alone, never nested in another shard's
 
-	byUID map[types.UID]uint32
-	slots []*Pending
-	free  []uint32
-	rules map[uint64]*rules // interned rules by hash, chained through rules.next
+	byUID  map[types.UID]*Pending
+	groups []*rules          // live groups by id; nil for free ids
+	free   []uint32          // free group ids
+	rules  map[uint64]*rules // interned groups by rules hash, chained through rules.next
 
 	terms  map[uint64]*posting // required terms by anchor (reverse index), by postKey.hash
 	use    map[string]keyUse   // how many terms postings each label key has ("" for the always-checked)
 	wide   int                 // anchor entries with ns == "" (namespace-selector scopes)
 	labels map[uint64]*posting // pending pods' own labels (forward index, for symmetry), by postKey.hash
-	nsPods map[string]*posting // pending pods by namespace
-	errs   posting             // pods with terms that failed to compile
-	anti   posting             // pods with a required anti-affinity term
-	nsSel  posting             // pods with a required term scoped by namespace labels
+	nsPods map[string]*posting // groups by namespace
+	errs   posting             // groups with terms that failed to compile
+	anti   posting             // groups with a required anti-affinity term
+	nsSel  posting             // groups with a required term scoped by namespace labels
 	topo   *btree.BTreeG[*topoItem]
 	probe  topoItem // search key for topo.Get; used under mu held for writing
 
-	// foreign counts the pods whose rules reach beyond their own namespace
-	// (reachesOut; all of shard 0's when there are several shards). It is
-	// written under mu and read without it: a lookup for an event in another
-	// namespace skips a shard where it is zero.
+	// foreign counts the groups whose rules reach beyond their own
+	// namespace (reachesOut; all of shard 0's when there are several
+	// shards). It is written under mu and read without it: a lookup for an
+	// event in another namespace skips a shard where it is zero.
 	foreign atomic.Int32
 }
 
 func newShard() *shard {
 	return &shard{
-		byUID:  map[types.UID]uint32{},
+		byUID:  map[types.UID]*Pending{},
 		rules:  map[uint64]*rules{},
 		terms:  map[uint64]*posting{},
 		use:    map[string]keyUse{},
@@ -141,11 +148,11 @@ func termNamespaces(t *matcher.Term) (names []string, wide bool) {
 	return t.Scope.Names(), false
 }
 
-// indexPod adds (add) or deletes every posting entry of p at slot. It is
-// the one description of what the index derives from a pod: insertion,
-// removal and Validate all go through it, and removal makes exactly the
-// calls insertion made.
-func (s *shard) indexPod(p *Pending, slot uint32, add bool, threshold int) {
+// indexGroup adds (add) or deletes every posting entry of the group g under
+// id. It is the one description of what the index derives from a group's
+// rules: group creation, group removal and Validate all go through it, and
+// removal makes exactly the calls creation made.
+func (s *shard) indexGroup(g *rules, id uint32, add bool, threshold int) {
 	apply := func(ps *posting, x uint32) {
 		if add {
 			ps.add(x, threshold)
@@ -164,12 +171,11 @@ func (s *shard) indexPod(p *Pending, slot uint32, add bool, threshold int) {
 			ps = &posting{}
 			m[h] = ps
 		}
-		apply(ps, slot)
+		apply(ps, id)
 		if ps.len() == 0 {
 			delete(m, h)
 		}
 	}
-	// editTerm is editIn on s.terms, keeping use and wide in step.
 	// editTerm is editIn on s.terms, keeping use and wide in step. They
 	// count anchor entries, not map entries, so that a hash collision
 	// between two keys cannot hide either.
@@ -199,20 +205,19 @@ func (s *shard) indexPod(p *Pending, slot uint32, add bool, threshold int) {
 		}
 		switch t.Kind {
 		case matcher.Affinity:
-			apply(&it.aff, slot)
+			apply(&it.aff, id)
 		case matcher.AntiAffinity:
-			apply(&it.anti, slot)
+			apply(&it.anti, id)
 		default:
-			apply(&it.spread, slot)
+			apply(&it.spread, id)
 		}
 		if it.empty() {
 			s.topo.Delete(it)
 		}
 	}
-	pod := p.pod
 	byLabels := false
-	for i := range p.terms {
-		t := &p.terms[i]
+	for i := range g.terms {
+		t := &g.terms[i]
 		editTopo(t)
 		// A namespace-label change flips the scope of such a term even when
 		// its selector matches no pod; DESIGN.md's rule does not look at the
@@ -242,27 +247,27 @@ func (s *shard) indexPod(p *Pending, slot uint32, add bool, threshold int) {
 			post(ns)
 		}
 	}
-	for k, v := range pod.Labels {
-		editIn(s.labels, postKey{ns: pod.Namespace, key: k, val: v})
-		editIn(s.labels, postKey{ns: pod.Namespace, key: k, exists: true})
+	for k, v := range g.labels {
+		editIn(s.labels, postKey{ns: g.ns, key: k, val: v})
+		editIn(s.labels, postKey{ns: g.ns, key: k, exists: true})
 	}
-	ps, ok := s.nsPods[pod.Namespace]
+	ps, ok := s.nsPods[g.ns]
 	if !ok {
 		ps = &posting{}
-		s.nsPods[pod.Namespace] = ps
+		s.nsPods[g.ns] = ps
 	}
-	apply(ps, slot)
+	apply(ps, id)
 	if ps.len() == 0 {
-		delete(s.nsPods, pod.Namespace)
+		delete(s.nsPods, g.ns)
 	}
-	if p.flags != 0 {
-		apply(&s.errs, slot)
+	if g.flags != 0 {
+		apply(&s.errs, id)
 	}
-	if p.nAnti > 0 {
-		apply(&s.anti, slot)
+	if g.nAnti > 0 {
+		apply(&s.anti, id)
 	}
 	if byLabels {
-		apply(&s.nsSel, slot)
+		apply(&s.nsSel, id)
 	}
 }
 
@@ -270,24 +275,57 @@ func (s *shard) indexPod(p *Pending, slot uint32, add bool, threshold int) {
 // the Pending it keeps. s.mu must be held for writing.
 func (s *shard) insertLocked(p *Pending, threshold int) *Pending {
 	s.removeLocked(p.pod.UID, threshold)
-	var slot uint32
+	g := s.groupFor(p.rules, threshold)
+	kept := &Pending{pod: p.pod, rules: g, err: p.err, tag: p.tag, at: uint32(len(g.members))}
+	g.members = append(g.members, kept)
+	s.byUID[p.pod.UID] = kept
+	return kept
+}
+
+// groupFor returns the live group a pod with rules r joins, creating it
+// when there is none: r itself when it is one of s's live groups (the
+// rules of a pod indexed here, or found by Index.Compile), else the
+// interned group with equal rules, else a new group. Rules that failed to
+// compile are never shared: each such pod has a group of its own.
+func (s *shard) groupFor(r *rules, threshold int) *rules {
+	// owner is immutable once set, so reading it is safe even when r
+	// belongs to another shard or index; the group fields are only read
+	// when it is s.
+	if r.owner == s && len(r.members) > 0 && r.internable() {
+		return r
+	}
+	if r.internable() {
+		for x := s.rules[r.hash]; x != nil; x = x.next {
+			if x == r || x.equal(r) {
+				return x
+			}
+		}
+	}
+	if r.owner != s || len(r.members) > 0 {
+		c := &rules{}
+		*c = *r
+		c.owner, c.members, c.next = s, nil, nil
+		r = c
+	}
+	// r is now s's and has no members: a new group, or a dropped one that
+	// comes back (its compiled fields are intact).
 	if n := len(s.free); n > 0 {
-		slot = s.free[n-1]
+		r.id = s.free[n-1]
 		s.free = s.free[:n-1]
+		s.groups[r.id] = r
 	} else {
-		slot = uint32(len(s.slots))
-		s.slots = append(s.slots, nil)
+		r.id = uint32(len(s.groups))
+		s.groups = append(s.groups, r)
 	}
-	if p.internable() {
-		p = &Pending{pod: p.pod, rules: s.intern(p.rules), err: p.err, tag: p.tag}
+	if r.internable() {
+		r.next = s.rules[r.hash]
+		s.rules[r.hash] = r
 	}
-	if p.reachesOut {
+	if r.reachesOut {
 		s.foreign.Add(1)
 	}
-	s.slots[slot] = p
-	s.byUID[p.pod.UID] = slot
-	s.indexPod(p, slot, true, threshold)
-	return p
+	s.indexGroup(r, r.id, true, threshold)
+	return r
 }
 
 // remove locks the shard and removes the pod with uid.
@@ -300,62 +338,59 @@ func (s *shard) remove(uid types.UID, threshold int) bool {
 // removeLocked removes the pod with uid; it reports whether it was there.
 // s.mu must be held for writing.
 func (s *shard) removeLocked(uid types.UID, threshold int) bool {
-	slot, ok := s.byUID[uid]
+	p, ok := s.byUID[uid]
 	if !ok {
 		return false
 	}
-	p := s.slots[slot]
-	s.indexPod(p, slot, false, threshold)
 	delete(s.byUID, uid)
-	if p.refs > 0 {
-		s.release(p.rules)
+	g := p.rules
+	last := len(g.members) - 1
+	if m := g.members[last]; m != p {
+		g.members[p.at], m.at = m, p.at
 	}
-	if p.reachesOut {
-		s.foreign.Add(-1)
+	g.members[last] = nil
+	g.members = g.members[:last]
+	switch {
+	case last == 0:
+		s.dropGroup(g, threshold)
+	case cap(g.members) > 64 && last < cap(g.members)/4:
+		g.members = slices.Clip(slices.Clone(g.members))
 	}
-	s.slots[slot] = nil
-	s.free = append(s.free, slot)
 	return true
 }
 
-// intern returns the shard's shared copy of rules equal to r, creating it
-// from r when there is none, and counts one more reference to it.
-func (s *shard) intern(r *rules) *rules {
-	for x := s.rules[r.hash]; x != nil; x = x.next {
-		if x.equal(r) {
-			x.refs++
-			return x
-		}
-	}
-	shared := &rules{}
-	*shared = *r
-	shared.refs, shared.next = 1, s.rules[r.hash]
-	s.rules[r.hash] = shared
-	return shared
-}
-
-// release drops one reference to interned rules, forgetting them with the
-// last.
-func (s *shard) release(r *rules) {
-	if r.refs--; r.refs > 0 {
-		return
-	}
-	link := s.rules[r.hash]
-	if link == r {
-		if r.next == nil {
-			delete(s.rules, r.hash)
+// dropGroup removes the group g, which has no members left, from every
+// structure of the shard. g's compiled fields stay valid: Pendings that
+// the embedder kept still evaluate with them.
+func (s *shard) dropGroup(g *rules, threshold int) {
+	s.indexGroup(g, g.id, false, threshold)
+	if g.internable() {
+		if head := s.rules[g.hash]; head == g {
+			if g.next == nil {
+				delete(s.rules, g.hash)
+			} else {
+				s.rules[g.hash] = g.next
+			}
 		} else {
-			s.rules[r.hash] = r.next
+			for x := head; x != nil; x = x.next {
+				if x.next == g {
+					x.next = g.next
+					break
+				}
+			}
 		}
-		return
 	}
-	for ; link.next != r; link = link.next {
+	if g.reachesOut {
+		s.foreign.Add(-1)
 	}
-	link.next = r.next
+	s.groups[g.id] = nil
+	s.free = append(s.free, g.id)
+	g.members, g.next = nil, nil
 }
 
 // lookup appends to dst the hits of e among the shard's pods, using *scratch
-// for candidate slots.
+// for candidate group ids. Each candidate group is evaluated once, and all
+// its members are hits or none is.
 func (s *shard) lookup(dst []Hit, e *prepared, scratch *[]uint32) []Hit {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -365,15 +400,13 @@ func (s *shard) lookup(dst []Hit, e *prepared, scratch *[]uint32) []Hit {
 	c := s.candidates((*scratch)[:0], e)
 	slices.Sort(c)
 	c = slices.Compact(c)
-	var memo resultCache
-	for _, slot := range c {
-		p := s.slots[slot]
-		rel, tr, ok := memo.get(p.rules)
-		if !ok {
-			rel, tr = evaluate(p.rules, e)
-			memo.put(p.rules, rel, tr)
+	for _, id := range c {
+		g := s.groups[id]
+		rel, tr := evaluate(g, e)
+		if rel|tr == 0 {
+			continue
 		}
-		if rel|tr != 0 {
+		for _, p := range g.members {
 			dst = append(dst, Hit{Pod: p.pod, Relation: rel, Transition: tr, Tag: p.tag})
 		}
 	}
@@ -381,31 +414,7 @@ func (s *shard) lookup(dst []Hit, e *prepared, scratch *[]uint32) []Hit {
 	return dst
 }
 
-// resultCache remembers the last few evaluations of one lookup by rules, so
-// that the replicas of a workload, which share their rules, are evaluated
-// once.
-type resultCache struct {
-	keys [4]*rules
-	rel  [4]RuleSet
-	tr   [4]RuleSet
-	next int
-}
-
-func (m *resultCache) get(r *rules) (rel, tr RuleSet, ok bool) {
-	for i, k := range m.keys {
-		if k == r {
-			return m.rel[i], m.tr[i], true
-		}
-	}
-	return 0, 0, false
-}
-
-func (m *resultCache) put(r *rules, rel, tr RuleSet) {
-	m.keys[m.next], m.rel[m.next], m.tr[m.next] = r, rel, tr
-	m.next = (m.next + 1) % len(m.keys)
-}
-
-// candidates appends the slots of every pod the event may affect: a
+// candidates appends the ids of every group the event may affect: a
 // superset of the hits, found through the postings without scanning.
 func (s *shard) candidates(c []uint32, e *prepared) []uint32 {
 	c = s.errs.appendTo(c)

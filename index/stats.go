@@ -5,16 +5,19 @@ type Stats struct {
 	Shards int
 	Pods   int // indexed pending pods
 	Terms  int // required terms and DoNotSchedule constraints indexed
+	// Groups counts the distinct compiled rules indexed: the replicas of a
+	// workload share one group, which is what the postings name.
+	Groups int
 	// AlwaysChecked counts the terms without a positive requirement (only
 	// NotIn/DoesNotExist, or {}): every event in their scope checks them.
 	AlwaysChecked int
-	ErrorPods     int // pods with terms that failed to compile, checked on every event
-	SelectorTerms int // terms scoped by a namespace selector
-	TermPostings  int // posting lists of the reverse (term) index
-	LabelPostings int // posting lists of pending pods' own labels
-	Bitmaps       int // posting lists held as roaring bitmaps; the rest are slices
-	TopologyKeys  int // distinct topology keys, summed over shards
-	PostingBytes  uint64
+	ErrorPods     int    // pods with terms that failed to compile, checked on every event
+	SelectorTerms int    // terms scoped by a namespace selector
+	TermPostings  int    // posting lists of the reverse (term) index
+	LabelPostings int    // posting lists of pending pods' own labels
+	Bitmaps       int    // posting lists (of every kind) held as roaring bitmaps; the rest are slices
+	TopologyKeys  int    // distinct topology keys, summed over shards
+	PostingBytes  uint64 // heap held by every posting list's elements
 }
 
 // Stats returns a size report. It locks each shard for reading in turn, so
@@ -30,10 +33,12 @@ func (ix *Index) Stats() Stats {
 	for _, s := range ix.shards {
 		s.mu.RLock()
 		st.Pods += len(s.byUID)
-		for _, p := range s.slots {
-			if p == nil {
-				continue
+		for _, g := range s.groups {
+			if g != nil {
+				st.Groups++
 			}
+		}
+		for _, p := range s.byUID {
 			st.Terms += len(p.terms)
 			if p.flags != 0 {
 				st.ErrorPods++
@@ -56,6 +61,18 @@ func (ix *Index) Stats() Stats {
 		for _, p := range s.labels {
 			count(p)
 		}
+		for _, p := range s.nsPods {
+			count(p)
+		}
+		count(&s.errs)
+		count(&s.anti)
+		count(&s.nsSel)
+		s.topo.Ascend(func(it *topoItem) bool {
+			count(&it.aff)
+			count(&it.anti)
+			count(&it.spread)
+			return true
+		})
 		st.TopologyKeys += s.topo.Len()
 		s.mu.RUnlock()
 	}

@@ -8,55 +8,59 @@ import (
 )
 
 // validateLocked checks the shard's invariants by rebuilding every derived
-// structure from the live slots and comparing. s.mu must be held.
+// structure from the live groups and comparing. s.mu must be held.
 func (s *shard) validateLocked(threshold int) error {
 	var errs []error
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
 	freeSeen := make(map[uint32]bool, len(s.free))
-	for _, slot := range s.free {
+	for _, id := range s.free {
 		switch {
-		case int(slot) >= len(s.slots):
-			fail("free slot %d out of range %d", slot, len(s.slots))
-		case freeSeen[slot]:
-			fail("free slot %d listed twice", slot)
-		case s.slots[slot] != nil:
-			fail("free slot %d holds pod %s", slot, s.slots[slot].pod.UID)
+		case int(id) >= len(s.groups):
+			fail("free group id %d out of range %d", id, len(s.groups))
+		case freeSeen[id]:
+			fail("free group id %d listed twice", id)
+		case s.groups[id] != nil:
+			fail("free group id %d is in use", id)
 		}
-		freeSeen[slot] = true
+		freeSeen[id] = true
 	}
-	live := 0
-	for slot, p := range s.slots {
-		if p == nil {
-			if !freeSeen[uint32(slot)] {
-				fail("empty slot %d is not on the free list", slot)
+	members, foreign := 0, 0
+	for id, g := range s.groups {
+		if g == nil {
+			if !freeSeen[uint32(id)] {
+				fail("empty group id %d is not on the free list", id)
 			}
 			continue
 		}
-		live++
-		if got, ok := s.byUID[p.pod.UID]; !ok || got != uint32(slot) {
-			fail("pod %s in slot %d, byUID says %d (present %v)", p.pod.UID, slot, got, ok)
+		if g.owner != s || g.id != uint32(id) || len(g.members) == 0 {
+			fail("group %d: owned by this shard %v, id %d, %d members", id, g.owner == s, g.id, len(g.members))
+		}
+		if g.reachesOut {
+			foreign++
+		}
+		for at, p := range g.members {
+			members++
+			if p.rules != g || p.at != uint32(at) || s.byUID[p.pod.UID] != p {
+				fail("group %d member %d: pod %s is not indexed there", id, at, p.pod.UID)
+			}
 		}
 	}
-	foreign := 0
-	for _, p := range s.slots {
-		if p != nil && p.reachesOut {
-			foreign++
+	if members != len(s.byUID) {
+		fail("%d group members, %d UIDs", members, len(s.byUID))
+	}
+	for uid, p := range s.byUID {
+		if p.pod.UID != uid {
+			fail("byUID[%s] holds pod %s", uid, p.pod.UID)
+		}
+		if g := p.rules; g.owner != s || int(g.id) >= len(s.groups) || s.groups[g.id] != g {
+			fail("pod %s belongs to no live group of the shard", uid)
 		}
 	}
 	if got := s.foreign.Load(); int(got) != foreign {
 		fail("foreign = %d, want %d", got, foreign)
 	}
-	if live != len(s.byUID) {
-		fail("%d live slots, %d UIDs", live, len(s.byUID))
-	}
 
-	refs := map[*rules]int32{}
-	for _, p := range s.slots {
-		if p != nil && p.refs > 0 {
-			refs[p.rules]++
-		}
-	}
 	interned := 0
 	for h, r := range s.rules {
 		for ; r != nil; r = r.next {
@@ -64,27 +68,33 @@ func (s *shard) validateLocked(threshold int) error {
 			if r.hash != h {
 				fail("rules with hash %#x chained under %#x", r.hash, h)
 			}
-			if r.refs != refs[r] || r.refs <= 0 {
-				fail("interned rules have %d refs, %d pods use them", r.refs, refs[r])
+			if r.owner != s || s.groups[r.id] != r || !r.internable() {
+				fail("interned rules %#x are not a live internable group", h)
 			}
 			if x := r.computeHash(); x != r.hash {
 				fail("interned rules hash %#x, recomputed %#x", r.hash, x)
 			}
+			for o := r.next; o != nil; o = o.next {
+				if o.equal(r) {
+					fail("equal rules interned twice under %#x", h)
+				}
+			}
 		}
 	}
-	if interned != len(refs) {
-		fail("%d interned rules, %d in use", interned, len(refs))
-	}
-	for _, p := range s.slots {
-		if p != nil && p.internable() && p.refs == 0 {
-			fail("pod %s holds rules that are not interned", p.pod.UID)
+	internable := 0
+	for _, g := range s.groups {
+		if g != nil && g.internable() {
+			internable++
 		}
+	}
+	if interned != internable {
+		fail("%d interned rules, %d internable groups", interned, internable)
 	}
 
 	want := newShard()
-	for slot, p := range s.slots {
-		if p != nil {
-			want.indexPod(p, uint32(slot), true, threshold)
+	for id, g := range s.groups {
+		if g != nil {
+			want.indexGroup(g, uint32(id), true, threshold)
 		}
 	}
 	if s.wide != want.wide {

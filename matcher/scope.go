@@ -18,11 +18,9 @@ type Scope struct {
 	selector Selector // Nothing when the term had no namespaceSelector
 }
 
-func ownNamespace(ns string) Scope { return Scope{names: []string{ns}} }
-
-func compileScope(own string, names []string, nsSelector *metav1.LabelSelector) (Scope, error) {
+func compileScope(c *podCompiler, names []string, nsSelector *metav1.LabelSelector) (Scope, error) {
 	if len(names) == 0 && nsSelector == nil {
-		return ownNamespace(own), nil
+		return c.ownScope(), nil
 	}
 	sel, err := CompileSelector(nsSelector)
 	if err != nil {

@@ -176,8 +176,10 @@ func CompileSelector(ls *metav1.LabelSelector) (Selector, error) {
 // returns the compiled form.
 func newRequirement(key string, op selection.Operator, values []string) (Requirement, error) {
 	if !fastValid(key, op, values) {
-		if _, err := labels.NewRequirement(key, op, slices.Clone(values)); err != nil {
-			return Requirement{}, fmt.Errorf("matcher: invalid requirement %q %s %q: %w", key, op, values, err)
+		// Cloned so that values does not escape: callers pass stack slices.
+		vs := slices.Clone(values)
+		if _, err := labels.NewRequirement(key, op, vs); err != nil {
+			return Requirement{}, fmt.Errorf("matcher: invalid requirement %q %s %q: %w", key, op, slices.Clone(vs), err)
 		}
 	}
 	r := Requirement{key: key}

@@ -150,6 +150,7 @@ func CompileTerms(pod *v1.Pod) (*Terms, error) {
 	}
 	// One backing array, required terms first and contiguous (Required).
 	all := make([]Term, 0, n)
+	c := &podCompiler{pod: pod}
 	var errs []error
 	add := func(term Term, first *error) {
 		if term.Err != nil {
@@ -161,21 +162,21 @@ func CompileTerms(pod *v1.Pod) (*Terms, error) {
 		all = append(all, term)
 	}
 	for i := range raff {
-		add(compileAffinityTerm(pod, &raff[i], Affinity, true, 0), &t.affinityErr)
+		add(compileAffinityTerm(c, &raff[i], Affinity, true, 0), &t.affinityErr)
 	}
 	for i := range ranti {
-		add(compileAffinityTerm(pod, &ranti[i], AntiAffinity, true, 0), &t.affinityErr)
+		add(compileAffinityTerm(c, &ranti[i], AntiAffinity, true, 0), &t.affinityErr)
 	}
 	for i := range pod.Spec.TopologySpreadConstraints {
-		if c := &pod.Spec.TopologySpreadConstraints[i]; c.WhenUnsatisfiable == v1.DoNotSchedule {
-			add(compileSpread(pod, c), &t.spreadErr)
+		if sc := &pod.Spec.TopologySpreadConstraints[i]; sc.WhenUnsatisfiable == v1.DoNotSchedule {
+			add(compileSpread(c, sc), &t.spreadErr)
 		}
 	}
 	for i := range paff {
-		add(compileAffinityTerm(pod, &paff[i].PodAffinityTerm, Affinity, false, paff[i].Weight), nil)
+		add(compileAffinityTerm(c, &paff[i].PodAffinityTerm, Affinity, false, paff[i].Weight), nil)
 	}
 	for i := range panti {
-		add(compileAffinityTerm(pod, &panti[i].PodAffinityTerm, AntiAffinity, false, panti[i].Weight), nil)
+		add(compileAffinityTerm(c, &panti[i].PodAffinityTerm, AntiAffinity, false, panti[i].Weight), nil)
 	}
 	cut := func(k int) []Term {
 		s := all[:k:k]
@@ -202,8 +203,9 @@ func CompileRequiredAntiAffinity(pod *v1.Pod) []Term {
 	}
 	src := pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
 	var out []Term
+	c := &podCompiler{pod: pod}
 	for i := range src {
-		term := compileAffinityTerm(pod, &src[i], AntiAffinity, true, 0)
+		term := compileAffinityTerm(c, &src[i], AntiAffinity, true, 0)
 		if term.Err != nil {
 			return nil
 		}
@@ -212,7 +214,23 @@ func CompileRequiredAntiAffinity(pod *v1.Pod) []Term {
 	return out
 }
 
-func compileAffinityTerm(pod *v1.Pod, src *v1.PodAffinityTerm, kind Kind, required bool, weight int32) Term {
+// podCompiler holds what the terms of one pod share while they compile.
+type podCompiler struct {
+	pod *v1.Pod
+	own []string // the pod's namespace as a scope's names, made once
+}
+
+// ownScope returns the scope of the pod's own namespace; every term of the
+// pod shares its names slice.
+func (c *podCompiler) ownScope() Scope {
+	if c.own == nil {
+		c.own = []string{c.pod.Namespace}
+	}
+	return Scope{names: c.own}
+}
+
+func compileAffinityTerm(c *podCompiler, src *v1.PodAffinityTerm, kind Kind, required bool, weight int32) Term {
+	pod := c.pod
 	term := Term{Kind: kind, Required: required, Weight: weight, TopologyKey: src.TopologyKey}
 	fail := func(err error) Term {
 		term.Selector, term.Scope = Nothing(), Scope{}
@@ -244,7 +262,7 @@ func compileAffinityTerm(pod *v1.Pod, src *v1.PodAffinityTerm, kind Kind, requir
 		}
 	}
 	term.Selector = sel.with(extra...)
-	scope, err := compileScope(pod.Namespace, src.Namespaces, src.NamespaceSelector)
+	scope, err := compileScope(c, src.Namespaces, src.NamespaceSelector)
 	if err != nil {
 		return fail(fmt.Errorf("namespaceSelector: %w", err))
 	}
@@ -252,8 +270,9 @@ func compileAffinityTerm(pod *v1.Pod, src *v1.PodAffinityTerm, kind Kind, requir
 	return term
 }
 
-func compileSpread(pod *v1.Pod, c *v1.TopologySpreadConstraint) Term {
-	term := Term{Kind: Spread, Required: true, TopologyKey: c.TopologyKey, Scope: ownNamespace(pod.Namespace)}
+func compileSpread(pc *podCompiler, c *v1.TopologySpreadConstraint) Term {
+	pod := pc.pod
+	term := Term{Kind: Spread, Required: true, TopologyKey: c.TopologyKey, Scope: pc.ownScope()}
 	fail := func(err error) Term {
 		term.Selector, term.Scope = Nothing(), Scope{}
 		term.Err = fmt.Errorf("matcher: pod %s/%s: spread constraint (topologyKey %q): %w",

@@ -408,3 +408,28 @@ func TestTermEqual(t *testing.T) {
 		t.Errorf("Everything/Nothing equality is wrong")
 	}
 }
+
+// BenchmarkCompileTerms compiles a pod with one required affinity and one
+// required anti-affinity term (a matchLabels each), the shape of most
+// pending pods with pod affinity; Add pays this once per pod.
+func BenchmarkCompileTerms(b *testing.B) {
+	pod := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: "shop", Labels: map[string]string{"app": "web", "pod-template-hash": "5d8f"}},
+		Spec: v1.PodSpec{Affinity: &v1.Affinity{
+			PodAffinity: &v1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}},
+				TopologyKey:   "topology.kubernetes.io/zone",
+			}}},
+			PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+				TopologyKey:   "kubernetes.io/hostname",
+			}}},
+		}},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := CompileTerms(pod); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -119,7 +119,7 @@ func (ix *Index) Add(pod *v1.Pod) error {
 	if err != nil {
 		return err
 	}
-	ix.Insert(p)
+	ix.insert(p, true)
 	return nil
 }
 
@@ -130,7 +130,11 @@ func (ix *Index) Add(pod *v1.Pod) error {
 // caller that keeps a Pending per pod (a queue, to replay events against a
 // pod in flight) saves memory by keeping that one; it stays valid after the
 // pod is removed.
-func (ix *Index) Insert(p *Pending) *Pending {
+func (ix *Index) Insert(p *Pending) *Pending { return ix.insert(p, false) }
+
+// insert is Insert; owned says that p and its rules are the caller's to
+// give away (see shard.insertLocked).
+func (ix *Index) insert(p *Pending, owned bool) *Pending {
 	uid := p.pod.UID
 	loc := ix.locOf(uid)
 	loc.mu.Lock()
@@ -141,7 +145,7 @@ func (ix *Index) Insert(p *Pending) *Pending {
 	}
 	s := ix.shards[to]
 	s.mu.Lock()
-	kept := s.insertLocked(p, ix.threshold)
+	kept := s.insertLocked(p, owned, ix.threshold)
 	s.mu.Unlock()
 	loc.m[uid] = to
 	return kept

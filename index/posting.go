@@ -25,6 +25,17 @@ const DefaultPostingThreshold = 64
 type posting struct {
 	small []uint32
 	big   *roaring.Bitmap
+	buf   [2]uint32 // small's first backing array in postings made by newPosting
+}
+
+// newPosting returns an empty posting whose first two elements need no
+// allocation of their own: most postings of a real pool (a unique label
+// value, a workload's own selector) hold one or two groups. A posting made
+// so must not be copied by value.
+func newPosting() *posting {
+	p := &posting{}
+	p.small = p.buf[:0]
+	return p
 }
 
 // add inserts x; it reports whether x was absent.
@@ -64,9 +75,6 @@ func (p *posting) remove(x uint32, threshold int) bool {
 		return false
 	}
 	p.small = slices.Delete(p.small, i, i+1)
-	if len(p.small) == 0 {
-		p.small = nil
-	}
 	return true
 }
 

@@ -168,7 +168,7 @@ func (s *shard) indexGroup(g *rules, id uint32, add bool, threshold int) {
 		h := k.hash()
 		ps, ok := m[h]
 		if !ok {
-			ps = &posting{}
+			ps = newPosting()
 			m[h] = ps
 		}
 		apply(ps, id)
@@ -253,7 +253,7 @@ func (s *shard) indexGroup(g *rules, id uint32, add bool, threshold int) {
 	}
 	ps, ok := s.nsPods[g.ns]
 	if !ok {
-		ps = &posting{}
+		ps = newPosting()
 		s.nsPods[g.ns] = ps
 	}
 	apply(ps, id)
@@ -272,11 +272,20 @@ func (s *shard) indexGroup(g *rules, id uint32, add bool, threshold int) {
 }
 
 // insertLocked indexes p, replacing the pod of the same UID, and returns
-// the Pending it keeps. s.mu must be held for writing.
-func (s *shard) insertLocked(p *Pending, threshold int) *Pending {
+// the Pending it keeps. When owned, p and its rules were made by the caller
+// for this call alone (Index.Add) and are kept as they are instead of
+// copied. s.mu must be held for writing.
+func (s *shard) insertLocked(p *Pending, owned bool, threshold int) *Pending {
 	s.removeLocked(p.pod.UID, threshold)
+	if owned && p.rules.owner == nil {
+		p.rules.owner = s // published to others only through the shard, under s.mu
+	}
 	g := s.groupFor(p.rules, threshold)
-	kept := &Pending{pod: p.pod, rules: g, err: p.err, tag: p.tag, at: uint32(len(g.members))}
+	kept := p
+	if !owned {
+		kept = &Pending{pod: p.pod, err: p.err, tag: p.tag}
+	}
+	kept.rules, kept.at = g, uint32(len(g.members))
 	g.members = append(g.members, kept)
 	s.byUID[p.pod.UID] = kept
 	return kept

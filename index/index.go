@@ -15,7 +15,7 @@ import (
 // documentation for the locking scheme.
 type Index struct {
 	shards    []*shard   // fixed at New; see placement
-	locs      []locShard // where each UID lives, by xxhash(UID); len(locs) == len(shards)
+	locs      []locShard // the indexed pods by UID, sharded by xxhash(UID); len(locs) == len(shards)
 	threshold int
 	lookupNS  NamespaceLabels
 	scratch   sync.Pool // *[]uint32 candidate buffers, one per concurrent lookup
@@ -74,16 +74,18 @@ func New(opts ...Option) *Index {
 	ix := &Index{shards: make([]*shard, o.shards), locs: make([]locShard, o.shards), threshold: o.threshold, lookupNS: o.lookupNS}
 	for i := range ix.shards {
 		ix.shards[i] = newShard()
-		ix.locs[i].m = map[types.UID]int{}
+		ix.locs[i].m = map[types.UID]*Pending{}
 	}
 	ix.scratch.New = func() any { s := make([]uint32, 0, 64); return &s }
 	return ix
 }
 
-// locShard maps the UIDs that hash to it to the shard holding their pod.
+// locShard maps the UIDs that hash to it to the Pending the index keeps
+// for them; the Pending's group says which shard holds it (rules.owner).
+// It is the index's only map by UID.
 type locShard struct {
 	mu sync.RWMutex // protects m; taken before a shard's lock, never after
-	m  map[types.UID]int
+	m  map[types.UID]*Pending
 }
 
 // homeShard returns the shard of the pods of namespace ns whose rules stay
@@ -139,15 +141,16 @@ func (ix *Index) insert(p *Pending, owned bool) *Pending {
 	loc := ix.locOf(uid)
 	loc.mu.Lock()
 	defer loc.mu.Unlock()
-	to := ix.placement(p)
-	if from, ok := loc.m[uid]; ok && from != to {
-		ix.shards[from].remove(uid, ix.threshold)
+	s := ix.shards[ix.placement(p)]
+	old := loc.m[uid]
+	if old != nil && old.rules.owner != s {
+		old.rules.owner.remove(old, ix.threshold)
+		old = nil
 	}
-	s := ix.shards[to]
 	s.mu.Lock()
-	kept := s.insertLocked(p, owned, ix.threshold)
+	kept := s.insertLocked(p, old, owned, ix.threshold)
 	s.mu.Unlock()
-	loc.m[uid] = to
+	loc.m[uid] = kept
 	return kept
 }
 
@@ -156,12 +159,14 @@ func (ix *Index) Remove(uid types.UID) bool {
 	loc := ix.locOf(uid)
 	loc.mu.Lock()
 	defer loc.mu.Unlock()
-	i, ok := loc.m[uid]
+	p, ok := loc.m[uid]
 	if !ok {
 		return false
 	}
 	delete(loc.m, uid)
-	return ix.shards[i].remove(uid, ix.threshold)
+	// p.rules was set by the insert that stored p, under this same lock.
+	p.rules.owner.remove(p, ix.threshold)
+	return true
 }
 
 // Get returns the indexed pod with uid.
@@ -169,24 +174,18 @@ func (ix *Index) Get(uid types.UID) (*Pending, bool) {
 	loc := ix.locOf(uid)
 	loc.mu.RLock()
 	defer loc.mu.RUnlock()
-	i, ok := loc.m[uid]
-	if !ok {
-		return nil, false
-	}
-	s := ix.shards[i]
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	p, ok := s.byUID[uid]
+	p, ok := loc.m[uid]
 	return p, ok
 }
 
 // Len returns the number of indexed pods.
 func (ix *Index) Len() int {
 	n := 0
-	for _, s := range ix.shards {
-		s.mu.RLock()
-		n += len(s.byUID)
-		s.mu.RUnlock()
+	for i := range ix.locs {
+		loc := &ix.locs[i]
+		loc.mu.RLock()
+		n += len(loc.m)
+		loc.mu.RUnlock()
 	}
 	return n
 }
@@ -272,39 +271,43 @@ func (ix *Index) NamespaceUpdated(dst []Hit, oldNS, newNS *v1.Namespace) []Hit {
 }
 
 // Validate checks every invariant of every shard: each derived structure is
-// rebuilt from the indexed pods and compared with the one kept. It locks
-// each shard for reading in turn and is meant for tests.
+// rebuilt from the indexed pods and compared with the one kept; and that
+// the locator keeps exactly the pods the shards hold. It locks each shard
+// and then each locator shard for reading in turn; it is meant for tests,
+// and its answer is exact only when no write runs concurrently.
 func (ix *Index) Validate() error {
 	var errs []error
+	indexed := 0
 	for i, s := range ix.shards {
 		s.mu.RLock()
 		err := s.validateLocked(ix.threshold)
+		var members []*Pending
+		for _, g := range s.groups {
+			if g != nil {
+				members = append(members, g.members...)
+			}
+		}
 		s.mu.RUnlock()
 		if err != nil {
 			errs = append(errs, fmt.Errorf("index: shard %d: %w", i, err))
 		}
-		s.mu.RLock()
-		for uid, p := range s.byUID {
-			if ix.placement(p) != i {
-				errs = append(errs, fmt.Errorf("index: shard %d holds %s of namespace %q, which belongs in shard %d", i, uid, p.pod.Namespace, ix.placement(p)))
+		indexed += len(members)
+		for _, p := range members {
+			uid := p.pod.UID
+			if want := ix.placement(p); want != i {
+				errs = append(errs, fmt.Errorf("index: shard %d holds %s of namespace %q, which belongs in shard %d", i, uid, p.pod.Namespace, want))
 			}
 			loc := ix.locOf(uid)
 			loc.mu.RLock()
-			if at, ok := loc.m[uid]; !ok || at != i {
-				errs = append(errs, fmt.Errorf("index: shard %d holds %s, the locator says %d (present %v)", i, uid, at, ok))
-			}
+			kept := loc.m[uid]
 			loc.mu.RUnlock()
+			if kept != p {
+				errs = append(errs, fmt.Errorf("index: shard %d holds %s, the locator keeps another entry for it or none", i, uid))
+			}
 		}
-		s.mu.RUnlock()
 	}
-	n := 0
-	for i := range ix.locs {
-		ix.locs[i].mu.RLock()
-		n += len(ix.locs[i].m)
-		ix.locs[i].mu.RUnlock()
-	}
-	if n != ix.Len() {
-		errs = append(errs, fmt.Errorf("index: the locator knows %d pods, the shards hold %d", n, ix.Len()))
+	if n := ix.Len(); n != indexed {
+		errs = append(errs, fmt.Errorf("index: the locator knows %d pods, the shards hold %d", n, indexed))
 	}
 	return errors.Join(errs...)
 }

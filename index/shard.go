@@ -8,7 +8,6 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/google/btree"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/affinityq/affinityq/matcher"
 )
@@ -65,8 +64,8 @@ func (it *topoItem) empty() bool { return it.aff.len()+it.anti.len()+it.spread.l
 //
 // Invariants (Validate checks them by rebuilding every derived structure
 // from the groups and comparing):
-//   - byUID[uid] == p  ⇔  p.rules is a live group of s and
-//     p.rules.members[p.at] == p;
+//   - every member p of a live group g has p.rules == g and
+//     g.members[p.at] == p; pods counts the members;
 //   - groups[id] == g != nil  ⇔  g.owner == s, g.id == id and g has at
 //     least one member; free holds exactly the nil ids, once each;
 //   - rules (the intern table) holds exactly the live groups whose rules
@@ -77,7 +76,7 @@ func (it *topoItem) empty() bool { return it.aff.len()+it.anti.len()+it.spread.l
 type shard struct {
 	mu sync.RWMutex // protects every field below and the group fields of the rules it owns; taken alone, never nested in another shard's
 
-	byUID  map[types.UID]*Pending
+	pods   int               // indexed pods (members of the live groups)
 	groups []*rules          // live groups by id; nil for free ids
 	free   []uint32          // free group ids
 	rules  map[uint64]*rules // interned groups by rules hash, chained through rules.next
@@ -102,7 +101,6 @@ type shard struct {
 
 func newShard() *shard {
 	return &shard{
-		byUID:  map[types.UID]*Pending{},
 		rules:  map[uint64]*rules{},
 		terms:  map[uint64]*posting{},
 		use:    map[string]keyUse{},
@@ -271,12 +269,14 @@ func (s *shard) indexGroup(g *rules, id uint32, add bool, threshold int) {
 	}
 }
 
-// insertLocked indexes p, replacing the pod of the same UID, and returns
-// the Pending it keeps. When owned, p and its rules were made by the caller
-// for this call alone (Index.Add) and are kept as they are instead of
-// copied. s.mu must be held for writing.
-func (s *shard) insertLocked(p *Pending, owned bool, threshold int) *Pending {
-	s.removeLocked(p.pod.UID, threshold)
+// insertLocked indexes p in place of old, the Pending of the same UID that
+// s holds (nil if none), and returns the Pending it keeps. When owned, p and
+// its rules were made by the caller for this call alone (Index.Add) and are
+// kept as they are instead of copied. s.mu must be held for writing.
+func (s *shard) insertLocked(p, old *Pending, owned bool, threshold int) *Pending {
+	if old != nil {
+		s.removeLocked(old, threshold)
+	}
 	if owned && p.rules.owner == nil {
 		p.rules.owner = s // published to others only through the shard, under s.mu
 	}
@@ -287,7 +287,7 @@ func (s *shard) insertLocked(p *Pending, owned bool, threshold int) *Pending {
 	}
 	kept.rules, kept.at = g, uint32(len(g.members))
 	g.members = append(g.members, kept)
-	s.byUID[p.pod.UID] = kept
+	s.pods++
 	return kept
 }
 
@@ -337,21 +337,17 @@ func (s *shard) groupFor(r *rules, threshold int) *rules {
 	return r
 }
 
-// remove locks the shard and removes the pod with uid.
-func (s *shard) remove(uid types.UID, threshold int) bool {
+// remove locks the shard and removes p, a Pending it keeps.
+func (s *shard) remove(p *Pending, threshold int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.removeLocked(uid, threshold)
+	s.removeLocked(p, threshold)
 }
 
-// removeLocked removes the pod with uid; it reports whether it was there.
-// s.mu must be held for writing.
-func (s *shard) removeLocked(uid types.UID, threshold int) bool {
-	p, ok := s.byUID[uid]
-	if !ok {
-		return false
-	}
-	delete(s.byUID, uid)
+// removeLocked removes p, a Pending the shard keeps. s.mu must be held for
+// writing.
+func (s *shard) removeLocked(p *Pending, threshold int) {
+	s.pods--
 	g := p.rules
 	last := len(g.members) - 1
 	if m := g.members[last]; m != p {
@@ -365,7 +361,6 @@ func (s *shard) removeLocked(uid types.UID, threshold int) bool {
 	case cap(g.members) > 64 && last < cap(g.members)/4:
 		g.members = slices.Clip(slices.Clone(g.members))
 	}
-	return true
 }
 
 // dropGroup removes the group g, which has no members left, from every
@@ -403,7 +398,7 @@ func (s *shard) dropGroup(g *rules, threshold int) {
 func (s *shard) lookup(dst []Hit, e *prepared, scratch *[]uint32) []Hit {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if len(s.byUID) == 0 {
+	if s.pods == 0 {
 		return dst
 	}
 	c := s.candidates((*scratch)[:0], e)

@@ -32,24 +32,24 @@ func (ix *Index) Stats() Stats {
 	}
 	for _, s := range ix.shards {
 		s.mu.RLock()
-		st.Pods += len(s.byUID)
+		st.Pods += s.pods
 		for _, g := range s.groups {
-			if g != nil {
-				st.Groups++
+			if g == nil {
+				continue
 			}
-		}
-		for _, p := range s.byUID {
-			st.Terms += len(p.terms)
-			if p.flags != 0 {
-				st.ErrorPods++
+			st.Groups++
+			n := len(g.members) // the counts are per pod, as the terms are
+			st.Terms += n * len(g.terms)
+			if g.flags != 0 {
+				st.ErrorPods += n
 			}
-			for i := range p.terms {
-				t := &p.terms[i]
+			for i := range g.terms {
+				t := &g.terms[i]
 				if t.Err == nil && !t.Selector.Nothing() && !t.Selector.HasPositive() {
-					st.AlwaysChecked++
+					st.AlwaysChecked += n
 				}
 				if !t.Scope.Selector().Nothing() {
-					st.SelectorTerms++
+					st.SelectorTerms += n
 				}
 			}
 		}

@@ -41,21 +41,13 @@ func (s *shard) validateLocked(threshold int) error {
 		}
 		for at, p := range g.members {
 			members++
-			if p.rules != g || p.at != uint32(at) || s.byUID[p.pod.UID] != p {
-				fail("group %d member %d: pod %s is not indexed there", id, at, p.pod.UID)
+			if p.rules != g || p.at != uint32(at) {
+				fail("group %d member %d: pod %s has rules of another group or position %d", id, at, p.pod.UID, p.at)
 			}
 		}
 	}
-	if members != len(s.byUID) {
-		fail("%d group members, %d UIDs", members, len(s.byUID))
-	}
-	for uid, p := range s.byUID {
-		if p.pod.UID != uid {
-			fail("byUID[%s] holds pod %s", uid, p.pod.UID)
-		}
-		if g := p.rules; g.owner != s || int(g.id) >= len(s.groups) || s.groups[g.id] != g {
-			fail("pod %s belongs to no live group of the shard", uid)
-		}
+	if members != s.pods {
+		fail("%d group members, pods = %d", members, s.pods)
 	}
 	if got := s.foreign.Load(); int(got) != foreign {
 		fail("foreign = %d, want %d", got, foreign)

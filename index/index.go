@@ -111,13 +111,13 @@ func (ix *Index) locOf(uid types.UID) *locShard {
 	return &ix.locs[xxhash.Sum64String(string(uid))%uint64(len(ix.locs))]
 }
 
-// Add compiles pod and indexes it, replacing the entry of the same UID. It
-// fails only for a nil pod, a pod without UID or absurd input (see
-// Compile); a pod whose terms do not compile is indexed and always checked,
-// and Add returns nil. Add does not copy the pod: it must not be modified
-// while indexed.
+// Add compiles pod (ix.Compile) and indexes it, replacing the entry of the
+// same UID. It fails only for a nil pod, a pod without UID or absurd input
+// (see Compile); a pod whose terms do not compile is indexed and always
+// checked, and Add returns nil. Add does not copy the pod: it must not be
+// modified while indexed.
 func (ix *Index) Add(pod *v1.Pod) error {
-	p, err := Compile(pod)
+	p, err := ix.Compile(pod)
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,8 @@ func (ix *Index) Add(pod *v1.Pod) error {
 // rules shared with the other indexed pods that have the same ones. A
 // caller that keeps a Pending per pod (a queue, to replay events against a
 // pod in flight) saves memory by keeping that one; it stays valid after the
-// pod is removed.
+// pod is removed. A p from ix.Compile shares the rules of an indexed pod
+// with the same spec when there is one.
 func (ix *Index) Insert(p *Pending) *Pending { return ix.insert(p, false) }
 
 // insert is Insert; owned says that p and its rules are the caller's to

@@ -28,6 +28,8 @@ type Pending struct {
 	// at is the pod's position in rules.members while indexed; only the
 	// Pendings the index keeps have it, under the owning shard's lock.
 	at uint32
+	// src is the hash of the pod's source (source.go), 0 when not computed.
+	src uint64
 }
 
 // rules is what an event's effect on a pending pod depends on: its compiled
@@ -54,6 +56,8 @@ type rules struct {
 	id      uint32     // the group's slot in owner.groups while it has members
 	members []*Pending // the indexed pods of the group; none once it is dropped
 	next    *rules     // next rules with the same hash in owner's intern table
+	src     uint64     // the hash of rep's source, under which owner.sources holds the group
+	rep     *Pending   // the member whose source the group is found by (source.go); nil if none
 }
 
 type pendingFlags uint8
@@ -71,12 +75,15 @@ const maxTerms = 1 << 12
 // error here: the pod is kept and always checked, as kube-scheduler requeues
 // it on every event; Err reports them.
 func Compile(pod *v1.Pod) (*Pending, error) {
-	if pod == nil {
-		return nil, errors.New("index: nil pod")
+	if err := checkPod(pod); err != nil {
+		return nil, err
 	}
-	if pod.UID == "" {
-		return nil, fmt.Errorf("index: pod %s/%s has no UID", pod.Namespace, pod.Name)
-	}
+	return compile(pod, mapHash(pod.Labels))
+}
+
+// compile is Compile for a checked pod whose labels hash to labelsHash
+// (mapHash), which the caller may have computed already.
+func compile(pod *v1.Pod, labelsHash uint64) (*Pending, error) {
 	t, err := matcher.CompileTerms(pod)
 	n := len(t.Affinity) + len(t.AntiAffinity) + len(t.Spread)
 	if n > maxTerms {
@@ -97,12 +104,23 @@ func Compile(pod *v1.Pod) (*Pending, error) {
 			r.reachesOut = r.reachesOut || r.terms[i].Err == nil
 		}
 	}
-	r.hash = r.computeHash()
+	r.hash = r.hashWith(labelsHash)
 	p := &Pending{pod: pod, rules: r}
 	if r.flags != 0 {
 		p.err = fmt.Errorf("index: pod %s/%s kept and always checked: %w", pod.Namespace, pod.Name, err)
 	}
 	return p, nil
+}
+
+// checkPod rejects what no index can hold.
+func checkPod(pod *v1.Pod) error {
+	if pod == nil {
+		return errors.New("index: nil pod")
+	}
+	if pod.UID == "" {
+		return fmt.Errorf("index: pod %s/%s has no UID", pod.Namespace, pod.Name)
+	}
+	return nil
 }
 
 // WithTag returns a copy of p that carries tag: every Hit of the indexed
@@ -143,7 +161,10 @@ func (r *rules) equal(o *rules) bool {
 
 // computeHash hashes what equal compares. Labels are combined order-free, as
 // map iteration order is random.
-func (r *rules) computeHash() uint64 {
+func (r *rules) computeHash() uint64 { return r.hashWith(mapHash(r.labels)) }
+
+// hashWith is computeHash with the labels' hash given.
+func (r *rules) hashWith(labelsHash uint64) uint64 {
 	h := xxhash.Sum64String(r.ns)
 	str := func(s string) { h = mix(h, xxhash.Sum64String(s)) }
 	num := func(n int) { h = mix(h, uint64(n)) }
@@ -176,9 +197,5 @@ func (r *rules) computeHash() uint64 {
 		}
 		sel(t.Scope.Selector())
 	}
-	var lh uint64
-	for k, v := range r.labels {
-		lh += mix(xxhash.Sum64String(k), xxhash.Sum64String(v))
-	}
-	return mix(h, lh)
+	return mix(h, labelsHash)
 }

@@ -76,10 +76,11 @@ func (it *topoItem) empty() bool { return it.aff.len()+it.anti.len()+it.spread.l
 type shard struct {
 	mu sync.RWMutex // protects every field below and the group fields of the rules it owns; taken alone, never nested in another shard's
 
-	pods   int               // indexed pods (members of the live groups)
-	groups []*rules          // live groups by id; nil for free ids
-	free   []uint32          // free group ids
-	rules  map[uint64]*rules // interned groups by rules hash, chained through rules.next
+	pods    int               // indexed pods (members of the live groups)
+	groups  []*rules          // live groups by id; nil for free ids
+	free    []uint32          // free group ids
+	rules   map[uint64]*rules // interned groups by rules hash, chained through rules.next
+	sources map[uint64]*rules // groups by their representative's source hash (source.go)
 
 	terms  map[uint64]*posting // required terms by anchor (reverse index), by postKey.hash
 	use    map[string]keyUse   // how many terms postings each label key has ("" for the always-checked)
@@ -101,12 +102,13 @@ type shard struct {
 
 func newShard() *shard {
 	return &shard{
-		rules:  map[uint64]*rules{},
-		terms:  map[uint64]*posting{},
-		use:    map[string]keyUse{},
-		labels: map[uint64]*posting{},
-		nsPods: map[string]*posting{},
-		topo:   btree.NewG(8, topoLess),
+		rules:   map[uint64]*rules{},
+		sources: map[uint64]*rules{},
+		terms:   map[uint64]*posting{},
+		use:     map[string]keyUse{},
+		labels:  map[uint64]*posting{},
+		nsPods:  map[string]*posting{},
+		topo:    btree.NewG(8, topoLess),
 	}
 }
 
@@ -283,11 +285,14 @@ func (s *shard) insertLocked(p, old *Pending, owned bool, threshold int) *Pendin
 	g := s.groupFor(p.rules, threshold)
 	kept := p
 	if !owned {
-		kept = &Pending{pod: p.pod, err: p.err, tag: p.tag}
+		kept = &Pending{pod: p.pod, err: p.err, tag: p.tag, src: p.src}
 	}
 	kept.rules, kept.at = g, uint32(len(g.members))
 	g.members = append(g.members, kept)
 	s.pods++
+	if kept.src != 0 {
+		s.remember(g, kept, kept.src)
+	}
 	return kept
 }
 
@@ -349,6 +354,9 @@ func (s *shard) remove(p *Pending, threshold int) {
 func (s *shard) removeLocked(p *Pending, threshold int) {
 	s.pods--
 	g := p.rules
+	if g.rep == p {
+		s.forget(g)
+	}
 	last := len(g.members) - 1
 	if m := g.members[last]; m != p {
 		g.members[p.at], m.at = m, p.at

@@ -73,8 +73,27 @@ func (s *shard) validateLocked(threshold int) error {
 			}
 		}
 	}
+	for src, g := range s.sources {
+		switch {
+		case g.owner != s || s.groups[g.id] != g:
+			fail("source %#x names a group that is not live", src)
+		case g.src != src || g.rep == nil:
+			fail("source %#x names a group remembered under %#x (representative %v)", src, g.src, g.rep != nil)
+		case int(g.rep.at) >= len(g.members) || g.members[g.rep.at] != g.rep:
+			fail("source %#x: the representative %s is not a member of its group", src, g.rep.pod.UID)
+		case sourceHash(g.rep.pod, mapHash(g.rep.pod.Labels)) != src:
+			fail("source %#x: the representative %s hashes otherwise", src, g.rep.pod.UID)
+		default:
+			if c, err := Compile(g.rep.pod); err != nil || !c.rules.equal(g) {
+				fail("source %#x: the representative %s does not compile to its group's rules", src, g.rep.pod.UID)
+			}
+		}
+	}
 	internable := 0
 	for _, g := range s.groups {
+		if g != nil && g.rep != nil && s.sources[g.src] != g {
+			fail("group %d has a representative but the shard does not find it by source %#x", g.id, g.src)
+		}
 		if g != nil && g.internable() {
 			internable++
 		}

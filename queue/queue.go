@@ -146,16 +146,17 @@ func podRef(p *v1.Pod) string {
 	return fmt.Sprintf("%s/%s (uid %q)", p.Namespace, p.Name, p.UID)
 }
 
-// compile checks pod and compiles it for the index; op names the caller in
-// errors. It needs no lock.
-func compile(op string, pod *v1.Pod) (*index.Pending, error) {
+// compile checks pod and compiles it for the index, sharing the compiled
+// rules of a parked pod with the same spec (index.Index.Compile); op names
+// the caller in errors. It needs no lock.
+func (q *Queue) compile(op string, pod *v1.Pod) (*index.Pending, error) {
 	if pod == nil {
 		return nil, fmt.Errorf("%w: %s: nil pod", ErrInvalidPod, op)
 	}
 	if pod.UID == "" {
 		return nil, fmt.Errorf("%w: %s %s/%s: no UID", ErrInvalidPod, op, pod.Namespace, pod.Name)
 	}
-	p, err := index.Compile(pod)
+	p, err := q.ix.Compile(pod)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s %s: %w", ErrInvalidPod, op, podRef(pod), err)
 	}
@@ -166,7 +167,7 @@ func compile(op string, pod *v1.Pod) (*index.Pending, error) {
 // ErrAlreadyQueued, leaving the queue unchanged. The queue keeps pod, which
 // must not be modified afterwards (informer objects are not).
 func (q *Queue) Add(pod *v1.Pod) error {
-	p, err := compile("add", pod)
+	p, err := q.compile("add", pod)
 	if err != nil {
 		return err
 	}
@@ -190,7 +191,7 @@ func (q *Queue) Add(pod *v1.Pod) error {
 // of parking it if its labels or spec changed. It fails with ErrInvalidPod
 // or ErrUnknownPod, leaving the queue unchanged.
 func (q *Queue) Update(oldPod, newPod *v1.Pod) error {
-	p, err := compile("update", newPod)
+	p, err := q.compile("update", newPod)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,186 @@
+package index
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/cespare/xxhash/v2"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// A pod's rules are a function of its source: its namespace, its labels,
+// its required pod-affinity and anti-affinity terms and its topology-spread
+// constraints, exactly the fields Compile reads for them. Replicas of a
+// workload have equal sources, so a shard remembers, per group, the source
+// of one member (the group's representative) under the source's hash, and a
+// pod whose source equals it takes the group's compiled rules instead of
+// compiling its own: adding a replica then costs one hash and one
+// comparison of its spec, not a compilation.
+//
+// The comparison is exact, so a hash collision only costs a compilation.
+// Only groups whose rules compiled are remembered (failed rules name their
+// pod in their errors), and only in the shard the pod's namespace maps to:
+// a pod whose terms reach into other namespaces is compiled every time.
+
+// Compile is the package function Compile, except that a pod with the same
+// source as a pod indexed in ix (see above) gets that pod's compiled rules
+// without compiling. Pass the result to Insert.
+func (ix *Index) Compile(pod *v1.Pod) (*Pending, error) {
+	if err := checkPod(pod); err != nil {
+		return nil, err
+	}
+	labelsHash := mapHash(pod.Labels)
+	src := sourceHash(pod, labelsHash)
+	s := ix.shards[ix.homeShard(pod.Namespace)]
+	s.mu.RLock()
+	g := s.sources[src]
+	if g != nil && !sameSource(pod, g.rep.pod) {
+		g = nil
+	}
+	s.mu.RUnlock()
+	if g != nil {
+		// g may lose its last member before the insert; its rules stay valid
+		// for pod, and the shard indexes them again (groupFor).
+		return &Pending{pod: pod, rules: g, src: src}, nil
+	}
+	p, err := compile(pod, labelsHash)
+	if err != nil {
+		return nil, err
+	}
+	p.src = src // for the shard to remember the source if p founds a group
+	return p, nil
+}
+
+// remember makes the member kept of g the representative of its source,
+// hashed src, unless g has one or another group holds src.
+func (s *shard) remember(g *rules, kept *Pending, src uint64) {
+	if g.rep != nil || !g.internable() || g.reachesOut {
+		return
+	}
+	if _, taken := s.sources[src]; taken {
+		return
+	}
+	s.sources[src] = g
+	g.src, g.rep = src, kept
+}
+
+// forget drops g's representative, which is leaving g or g the shard.
+func (s *shard) forget(g *rules) {
+	if g.rep == nil {
+		return
+	}
+	delete(s.sources, g.src)
+	g.src, g.rep = 0, nil
+}
+
+// sourceHash hashes most of what sameSource compares, given the hash of the
+// pod's labels (mapHash). It leaves out the contents of selectors'
+// matchLabels (their size counts): iterating a map costs more than the rest
+// of the hash, and the pod's own labels already tell workloads apart (a
+// ReplicaSet's pods carry its pod-template-hash). Pods that differ only
+// there share a hash; the exact comparison tells them apart.
+func sourceHash(pod *v1.Pod, labelsHash uint64) uint64 {
+	h := mix(xxhash.Sum64String(pod.Namespace), labelsHash)
+	str := func(s string) { h = mix(h, xxhash.Sum64String(s)) }
+	strs := func(ss []string) {
+		h = mix(h, uint64(len(ss)))
+		for _, s := range ss {
+			str(s)
+		}
+	}
+	sel := func(ls *metav1.LabelSelector) {
+		if ls == nil {
+			h = mix(h, 1)
+			return
+		}
+		h = mix(h, uint64(len(ls.MatchLabels)))
+		h = mix(h, uint64(len(ls.MatchExpressions)))
+		for i := range ls.MatchExpressions {
+			e := &ls.MatchExpressions[i]
+			str(e.Key)
+			str(string(e.Operator))
+			strs(e.Values)
+		}
+	}
+	terms := func(ts []v1.PodAffinityTerm) {
+		h = mix(h, uint64(len(ts)))
+		for i := range ts {
+			t := &ts[i]
+			str(t.TopologyKey)
+			sel(t.LabelSelector)
+			strs(t.Namespaces)
+			sel(t.NamespaceSelector)
+			strs(t.MatchLabelKeys)
+			strs(t.MismatchLabelKeys)
+		}
+	}
+	aff, anti := requiredTerms(pod)
+	terms(aff)
+	terms(anti)
+	spread := pod.Spec.TopologySpreadConstraints
+	h = mix(h, uint64(len(spread)))
+	for i := range spread {
+		c := &spread[i]
+		str(string(c.WhenUnsatisfiable))
+		str(c.TopologyKey)
+		sel(c.LabelSelector)
+		strs(c.MatchLabelKeys)
+	}
+	return h
+}
+
+// mapHash hashes a label map, order-free, as map iteration order is random.
+func mapHash(m map[string]string) uint64 {
+	var h uint64
+	for k, v := range m {
+		h += mix(xxhash.Sum64String(k), xxhash.Sum64String(v))
+	}
+	return mix(h, uint64(len(m)))
+}
+
+// sameSource reports whether a and b compile to equal rules because every
+// field Compile reads for them is equal. It is stricter than equal rules
+// (the order of a selector's expressions counts, say), never looser.
+func sameSource(a, b *v1.Pod) bool {
+	if a.Namespace != b.Namespace || !maps.Equal(a.Labels, b.Labels) {
+		return false
+	}
+	aAff, aAnti := requiredTerms(a)
+	bAff, bAnti := requiredTerms(b)
+	return slices.EqualFunc(aAff, bAff, sameTerm) && slices.EqualFunc(aAnti, bAnti, sameTerm) &&
+		slices.EqualFunc(a.Spec.TopologySpreadConstraints, b.Spec.TopologySpreadConstraints, sameSpread)
+}
+
+func requiredTerms(pod *v1.Pod) (aff, anti []v1.PodAffinityTerm) {
+	if a := pod.Spec.Affinity; a != nil {
+		if a.PodAffinity != nil {
+			aff = a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+		}
+		if a.PodAntiAffinity != nil {
+			anti = a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+		}
+	}
+	return aff, anti
+}
+
+func sameTerm(a, b v1.PodAffinityTerm) bool {
+	return a.TopologyKey == b.TopologyKey && sameSelector(a.LabelSelector, b.LabelSelector) &&
+		slices.Equal(a.Namespaces, b.Namespaces) && sameSelector(a.NamespaceSelector, b.NamespaceSelector) &&
+		slices.Equal(a.MatchLabelKeys, b.MatchLabelKeys) && slices.Equal(a.MismatchLabelKeys, b.MismatchLabelKeys)
+}
+
+func sameSpread(a, b v1.TopologySpreadConstraint) bool {
+	return a.WhenUnsatisfiable == b.WhenUnsatisfiable && a.TopologyKey == b.TopologyKey &&
+		sameSelector(a.LabelSelector, b.LabelSelector) && slices.Equal(a.MatchLabelKeys, b.MatchLabelKeys)
+}
+
+func sameSelector(a, b *metav1.LabelSelector) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return maps.Equal(a.MatchLabels, b.MatchLabels) &&
+		slices.EqualFunc(a.MatchExpressions, b.MatchExpressions, func(x, y metav1.LabelSelectorRequirement) bool {
+			return x.Key == y.Key && x.Operator == y.Operator && slices.Equal(x.Values, y.Values)
+		})
+}

@@ -1,0 +1,154 @@
+package index
+
+import (
+	"fmt"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// sourcePod is a pod using every field of a source.
+func sourcePod(name string) *v1.Pod {
+	aff := v1.PodAffinityTerm{
+		LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}, MatchExpressions: []metav1.LabelSelectorRequirement{in("tier", "a", "b")}},
+		TopologyKey:       "zone",
+		Namespaces:        []string{"default", "other"},
+		NamespaceSelector: sel(exists("team")),
+		MatchLabelKeys:    []string{"hash"},
+		MismatchLabelKeys: []string{"app"},
+	}
+	p := pod(name, withLabels(map[string]string{"app": "web", "hash": "h1"}),
+		withAffinity(aff), withAnti(term("host", sel(in("app", "web")))), withSpread("zone", sel(in("app", "web"))))
+	p.Spec.TopologySpreadConstraints[0].MatchLabelKeys = []string{"hash"}
+	return p
+}
+
+// TestSameSource changes one field of a source at a time: each change makes
+// the source different, so that a replica is never given the rules of a pod
+// that differs in a field Compile reads; changes Compile does not read
+// leave it the same.
+func TestSameSource(t *testing.T) {
+	base := sourcePod("base")
+	if !sameSource(base, sourcePod("replica")) || sourceHash(base, mapHash(base.Labels)) != sourceHash(sourcePod("replica"), mapHash(base.Labels)) {
+		t.Fatal("two replicas have different sources")
+	}
+	affTerm := func(p *v1.Pod) *v1.PodAffinityTerm {
+		return &p.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0]
+	}
+	spread := func(p *v1.Pod) *v1.TopologySpreadConstraint { return &p.Spec.TopologySpreadConstraints[0] }
+	differ := map[string]func(p *v1.Pod){
+		"namespace":           func(p *v1.Pod) { p.Namespace = "other" },
+		"label value":         func(p *v1.Pod) { p.Labels["hash"] = "h2" },
+		"extra label":         func(p *v1.Pod) { p.Labels["x"] = "" },
+		"topology key":        func(p *v1.Pod) { affTerm(p).TopologyKey = "host" },
+		"nil selector":        func(p *v1.Pod) { affTerm(p).LabelSelector = nil },
+		"matchLabels":         func(p *v1.Pod) { affTerm(p).LabelSelector.MatchLabels["app"] = "cache" },
+		"expression key":      func(p *v1.Pod) { affTerm(p).LabelSelector.MatchExpressions[0].Key = "tier2" },
+		"expression operator": func(p *v1.Pod) { affTerm(p).LabelSelector.MatchExpressions[0].Operator = metav1.LabelSelectorOpNotIn },
+		"expression values":   func(p *v1.Pod) { affTerm(p).LabelSelector.MatchExpressions[0].Values = []string{"a"} },
+		"namespaces":          func(p *v1.Pod) { affTerm(p).Namespaces = []string{"default"} },
+		"namespace selector":  func(p *v1.Pod) { affTerm(p).NamespaceSelector = nil },
+		"matchLabelKeys":      func(p *v1.Pod) { affTerm(p).MatchLabelKeys = nil },
+		"mismatchLabelKeys":   func(p *v1.Pod) { affTerm(p).MismatchLabelKeys = []string{"hash"} },
+		"one more affinity term": func(p *v1.Pod) {
+			p.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(p.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, term("zone", nil))
+		},
+		"no anti-affinity": func(p *v1.Pod) { p.Spec.Affinity.PodAntiAffinity = nil },
+		"anti topology key": func(p *v1.Pod) {
+			p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].TopologyKey = "zone"
+		},
+		"spread when":           func(p *v1.Pod) { spread(p).WhenUnsatisfiable = v1.ScheduleAnyway },
+		"spread topology key":   func(p *v1.Pod) { spread(p).TopologyKey = "host" },
+		"spread selector":       func(p *v1.Pod) { spread(p).LabelSelector = sel(in("app", "db")) },
+		"spread matchLabelKeys": func(p *v1.Pod) { spread(p).MatchLabelKeys = nil },
+		"no spread":             func(p *v1.Pod) { p.Spec.TopologySpreadConstraints = nil },
+	}
+	for name, change := range differ {
+		t.Run(name, func(t *testing.T) {
+			p := sourcePod("changed")
+			change(p)
+			if sameSource(base, p) || sameSource(p, base) {
+				t.Errorf("the source did not change")
+			}
+		})
+	}
+	same := map[string]func(p *v1.Pod){
+		"name and UID": func(p *v1.Pod) { p.Name, p.UID = "other", "uid-other" },
+		"node name":    func(p *v1.Pod) { p.Spec.NodeName = "n1" },
+		"max skew":     func(p *v1.Pod) { spread(p).MaxSkew = 3 },
+		"preferred terms": func(p *v1.Pod) {
+			p.Spec.Affinity.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution = []v1.WeightedPodAffinityTerm{{Weight: 1, PodAffinityTerm: term("zone", nil)}}
+		},
+		"annotations":      func(p *v1.Pod) { p.Annotations = map[string]string{"a": "b"} },
+		"nil vs empty map": func(p *v1.Pod) { spread(p).LabelSelector.MatchLabels = map[string]string{} },
+	}
+	for name, change := range same {
+		t.Run(name, func(t *testing.T) {
+			p := sourcePod("changed")
+			change(p)
+			if !sameSource(base, p) || sourceHash(base, mapHash(base.Labels)) != sourceHash(p, mapHash(p.Labels)) {
+				t.Errorf("the source changed")
+			}
+		})
+	}
+}
+
+// TestCompileReusesRules checks that a replica of an indexed pod gets its
+// group's rules without compiling, that the group is found again after its
+// representative leaves, and that a pod reaching into other namespaces, or
+// with failed terms, is compiled every time.
+func TestCompileReusesRules(t *testing.T) {
+	ix := New(WithShards(4))
+	replica := func(i int) *v1.Pod {
+		return pod(fmt.Sprint("web-", i), withLabels(map[string]string{"app": "web"}), withAnti(term("host", sel(in("app", "web")))))
+	}
+	if err := ix.Add(replica(0)); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := ix.Get(replica(0).UID)
+	p, err := ix.Compile(replica(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.rules != first.rules {
+		t.Fatal("a replica of an indexed pod was compiled again")
+	}
+	ix.Insert(p)
+	ix.Remove(replica(0).UID) // the representative leaves; its group stays
+	if err := ix.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := ix.Compile(replica(2)); p.rules == first.rules {
+		t.Error("the group is found by the source of a pod that left")
+	}
+	if err := ix.Add(replica(2)); err != nil { // compiled, joins, represents
+		t.Fatal(err)
+	}
+	if p, _ := ix.Compile(replica(3)); p.rules != first.rules {
+		t.Error("the group's new representative does not find it")
+	}
+	if err := ix.Validate(); err != nil {
+		t.Fatal(err)
+	}
+
+	wide := func(name string) *v1.Pod {
+		return pod(name, withAffinity(v1.PodAffinityTerm{LabelSelector: sel(exists("a")), Namespaces: []string{"x"}, TopologyKey: "zone"}))
+	}
+	bad := func(name string) *v1.Pod {
+		return pod(name, withAffinity(term("zone", sel(metav1.LabelSelectorRequirement{Key: "a", Operator: "Bogus"}))))
+	}
+	for _, mk := range []func(string) *v1.Pod{wide, bad} {
+		if err := ix.Add(mk("one")); err != nil {
+			t.Fatal(err)
+		}
+		kept, _ := ix.Get(mk("one").UID)
+		if p, _ := ix.Compile(mk("two")); p.rules == kept.rules {
+			t.Errorf("%s: rules reused for a pod that is never looked up by source", kept.pod.Name)
+		}
+		ix.Remove(kept.pod.UID)
+	}
+	if err := ix.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}

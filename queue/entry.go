@@ -32,6 +32,8 @@ type podEntry struct {
 	poolIdx int // position in the pool, -1 outside
 	stale   bool
 
+	prio     int32         // priority(info), kept by setPod for activeQ's default order
+	ts       time.Time     // info.Timestamp, for the same
 	seq      uint64        // activeQ arrival order, the last tie-break
 	expiry   time.Time     // in backoffQ: when the backoff ends
 	parked   time.Time     // in the pool: when the pod entered it
@@ -42,6 +44,12 @@ type podEntry struct {
 	popSeq         uint64  // the event log's sequence number at Pop
 	updated        *v1.Pod // the newest object from Update, nil if none
 	updatedPending *index.Pending
+}
+
+// setPod makes pod (compiled as pending) the entry's pod.
+func (e *podEntry) setPod(pod *v1.Pod, pending *index.Pending) {
+	e.info.Pod, e.pending = pod, pending
+	e.prio = priority(e.info)
 }
 
 // backoffDuration is the backoff after attempts failed attempts: initial,

@@ -21,6 +21,7 @@ type options struct {
 	resetOnMove          bool
 	nsLabels             func(ns string) (map[string]string, bool)
 	less                 func(a, b *PodInfo) bool
+	customLess           bool // less is not defaultLess (WithLess)
 	logger               logr.Logger
 	metrics              Metrics
 }
@@ -119,7 +120,7 @@ func WithNamespaceLabels(fn func(ns string) (map[string]string, bool)) Option {
 func WithLess(less func(a, b *PodInfo) bool) Option {
 	return func(o *options) {
 		if less != nil {
-			o.less = less
+			o.less, o.customLess = less, true
 		}
 	}
 }

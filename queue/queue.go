@@ -117,6 +117,18 @@ func New(opts ...Option) *Queue {
 	}
 	q.ix = index.New(index.WithNamespaceLabels(q.nsLookup))
 	q.active.less = func(a, b *podEntry) bool {
+		if !o.customLess {
+			// defaultLess on the entries' copies of priority and
+			// Timestamp: no pointer chasing into the pods, whose cache
+			// misses were most of the cost of moving a pod to activeQ.
+			if a.prio != b.prio {
+				return a.prio > b.prio
+			}
+			if !a.ts.Equal(b.ts) {
+				return a.ts.Before(b.ts)
+			}
+			return a.seq < b.seq
+		}
 		if o.less(a.info, b.info) {
 			return true
 		}
@@ -176,7 +188,9 @@ func (q *Queue) Add(pod *v1.Pod) error {
 	if _, ok := q.entries[pod.UID]; ok {
 		return fmt.Errorf("%w: add %s", ErrAlreadyQueued, podRef(pod))
 	}
-	e := &podEntry{info: &PodInfo{Pod: pod, Timestamp: q.opts.clock.Now()}, pending: p, idx: -1, poolIdx: -1}
+	e := &podEntry{info: &PodInfo{Timestamp: q.opts.clock.Now()}, idx: -1, poolIdx: -1}
+	e.setPod(pod, p)
+	e.ts = e.info.Timestamp
 	q.entries[pod.UID] = e
 	q.pushActiveLocked(e)
 	return nil
@@ -206,13 +220,13 @@ func (q *Queue) Update(oldPod, newPod *v1.Pod) error {
 	}
 	switch e.loc {
 	case Active:
-		e.info.Pod, e.pending = newPod, p
+		e.setPod(newPod, p)
 		q.active.fix(e)
 	case Backoff:
-		e.info.Pod, e.pending = newPod, p
+		e.setPod(newPod, p)
 	case Unschedulable:
 		changed := podChanged(e.info.Pod, newPod)
-		e.info.Pod, e.pending = newPod, p
+		e.setPod(newPod, p)
 		if changed {
 			q.leavePoolLocked(e)
 			q.requeueLocked(e, reasonPodUpdate, q.opts.clock.Now())
@@ -364,11 +378,11 @@ func (q *Queue) AddUnschedulable(pi *PodInfo, rejectedBy ...string) error {
 	changed := false
 	if e.updated != nil {
 		changed = podChanged(e.info.Pod, e.updated)
-		e.info.Pod, e.pending = e.updated, e.updatedPending
+		e.setPod(e.updated, e.updatedPending)
 		e.updated, e.updatedPending = nil, nil
 	}
 	now := q.opts.clock.Now()
-	e.info.Timestamp = now
+	e.info.Timestamp, e.ts = now, now
 	e.info.UnschedulablePlugins = names
 	e.rejected = rejected
 	// Replay before the pod leaves the in-flight list: pruning may then

@@ -23,6 +23,9 @@ func (q *Queue) Validate() error {
 			fail("entry %q does not hold its pod", uid)
 			continue
 		}
+		if e.prio != priority(e.info) || (e.loc != InFlight && !e.ts.Equal(e.info.Timestamp)) {
+			fail("pod %q: the entry's priority %d and timestamp %v are not its pod's", uid, e.prio, e.ts)
+		}
 		if e.pending == nil || e.pending.Pod() != e.info.Pod {
 			fail("pod %q: compiled terms are not of its object", uid)
 		}

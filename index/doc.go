@@ -66,9 +66,11 @@
 // allocate, unless the assigned pod has required anti-affinity terms (they
 // are compiled per event). Node
 // events visit every shard and walk its topology keys; namespace events
-// visit every shard's namespace-selector groups. Add compiles the pod
-// (validating every selector); a pod with the rules of an indexed group
-// joins it, otherwise a new group edits one posting per term, two per
+// visit every shard's namespace-selector groups. Add hashes the fields of
+// the pod its rules come from (Index.Compile); when they equal those of a
+// group's representative the pod takes the group's rules, otherwise it is
+// compiled (validating every selector). A pod with the rules of an indexed
+// group joins it; otherwise a new group edits one posting per term, two per
 // label and one per topology key. Remove leaves the group, and the last
 // member to leave edits the same postings back.
 //

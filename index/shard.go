@@ -29,14 +29,24 @@ type postKey struct {
 	exists       bool
 }
 
-// hash returns the map key of k, without allocating.
+// hash returns the map key of k, without allocating. It is computed in
+// steps (keyHash, then valueHash or existsHash) so that indexGroup hashes a
+// namespace and a key once for all the postings under them.
 func (k postKey) hash() uint64 {
-	h := mix(xxhash.Sum64String(k.ns), xxhash.Sum64String(k.key))
+	h := keyHash(xxhash.Sum64String(k.ns), k.key)
 	if k.exists {
-		return mix(h, 1)
+		return existsHash(h)
 	}
-	return mix(h, xxhash.Sum64String(k.val))
+	return valueHash(h, k.val)
 }
+
+// keyHash, valueHash and existsHash compose postKey.hash: nsHash is
+// xxhash of the namespace.
+func keyHash(nsHash uint64, key string) uint64 { return mix(nsHash, xxhash.Sum64String(key)) }
+func valueHash(keyHash uint64, val string) uint64 {
+	return mix(keyHash, xxhash.Sum64String(val))
+}
+func existsHash(keyHash uint64) uint64 { return mix(keyHash, 1) }
 
 // mix combines two hashes, order-dependently.
 func mix(a, b uint64) uint64 {
@@ -164,8 +174,7 @@ func (s *shard) indexGroup(g *rules, id uint32, add bool, threshold int) {
 	if !add {
 		delta = -1
 	}
-	editIn := func(m map[uint64]*posting, k postKey) {
-		h := k.hash()
+	editIn := func(m map[uint64]*posting, h uint64) {
 		ps, ok := m[h]
 		if !ok {
 			ps = newPosting()
@@ -179,22 +188,29 @@ func (s *shard) indexGroup(g *rules, id uint32, add bool, threshold int) {
 	// editTerm is editIn on s.terms, keeping use and wide in step. They
 	// count anchor entries, not map entries, so that a hash collision
 	// between two keys cannot hide either.
-	editTerm := func(k postKey) {
-		editIn(s.terms, k)
-		u := s.use[k.key]
-		if k.exists {
+	editTerm := func(h uint64, key string, exists, wide bool) {
+		editIn(s.terms, h)
+		u := s.use[key]
+		if exists {
 			u.exists += delta
 		} else {
 			u.in += delta
 		}
 		if u == (keyUse{}) {
-			delete(s.use, k.key)
+			delete(s.use, key)
 		} else {
-			s.use[k.key] = u
+			s.use[key] = u
 		}
-		if k.ns == "" {
+		if wide {
 			s.wide += int(delta)
 		}
+	}
+	ownHash := xxhash.Sum64String(g.ns)
+	nsHash := func(ns string) uint64 {
+		if ns == g.ns {
+			return ownHash
+		}
+		return xxhash.Sum64String(ns)
 	}
 	editTopo := func(t *matcher.Term) {
 		s.probe.key = t.TopologyKey
@@ -228,14 +244,15 @@ func (s *shard) indexGroup(g *rules, id uint32, add bool, threshold int) {
 		}
 		r, ok := anchor(t.Selector)
 		post := func(ns string) {
-			switch {
+			// The same keys as postKey{ns, key, val, exists}.hash().
+			switch kh := keyHash(nsHash(ns), r.Key()); {
 			case !ok:
-				editTerm(postKey{ns: ns})
+				editTerm(valueHash(kh, ""), "", false, ns == "")
 			case r.Operator() == matcher.Exists:
-				editTerm(postKey{ns: ns, key: r.Key(), exists: true})
+				editTerm(existsHash(kh), r.Key(), true, ns == "")
 			default:
 				for _, v := range r.Values() {
-					editTerm(postKey{ns: ns, key: r.Key(), val: v})
+					editTerm(valueHash(kh, v), r.Key(), false, ns == "")
 				}
 			}
 		}
@@ -248,8 +265,9 @@ func (s *shard) indexGroup(g *rules, id uint32, add bool, threshold int) {
 		}
 	}
 	for k, v := range g.labels {
-		editIn(s.labels, postKey{ns: g.ns, key: k, val: v})
-		editIn(s.labels, postKey{ns: g.ns, key: k, exists: true})
+		kh := keyHash(ownHash, k)
+		editIn(s.labels, valueHash(kh, v))
+		editIn(s.labels, existsHash(kh))
 	}
 	ps, ok := s.nsPods[g.ns]
 	if !ok {

@@ -1,0 +1,30 @@
+package prequeue
+
+// TrackerState reports, for tests, whether the tracker's handler has synced
+// and how many pods it holds in the index, as foreign, dirty and
+// relabelled.
+func (p *Plugins) TrackerState() (synced bool, indexed, foreign, dirty, relabelled int) {
+	p.mu.Lock()
+	t := p.tracker
+	p.mu.Unlock()
+	if t == nil {
+		return false, 0, 0, 0, 0
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.marksMu.Lock()
+	dirty = len(t.dirty)
+	t.marksMu.Unlock()
+	return t.reg.HasSynced(), t.ix.Len(), len(t.foreign), dirty, len(t.relabelled)
+}
+
+// ValidateTracker checks the tracker's invariants; see tracker.validate.
+func (p *Plugins) ValidateTracker() error {
+	p.mu.Lock()
+	t := p.tracker
+	p.mu.Unlock()
+	if t == nil {
+		return nil
+	}
+	return t.validate()
+}

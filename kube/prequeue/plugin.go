@@ -1,0 +1,167 @@
+package prequeue
+
+import (
+	"context"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+
+	"github.com/affinityq/affinityq/index"
+)
+
+// maxKeptHits bounds the lookup buffers kept between events.
+const maxKeptHits = 1 << 12
+
+// inTree is what the wrappers delegate to: the extension points both
+// InterPodAffinity and PodTopologySpread implement.
+type inTree interface {
+	fwk.PreFilterPlugin
+	fwk.FilterPlugin
+	fwk.PreScorePlugin
+	fwk.ScorePlugin
+	fwk.EnqueueExtensions
+	fwk.SignPlugin
+}
+
+// plugin wraps an in-tree plugin: it delegates every extension point and
+// adds a PreQueueingHintFn to the narrowable events it registers.
+type plugin struct {
+	name      string
+	rules     index.RuleSet // the index's rule set of the wrapped plugin
+	inner     inTree
+	shared    *Plugins
+	tracker   *tracker
+	handle    fwk.Handle
+	canNarrow bool
+
+	hits sync.Pool // *[]index.Hit lookup buffers
+}
+
+var (
+	_ fwk.PreFilterPlugin   = (*plugin)(nil)
+	_ fwk.FilterPlugin      = (*plugin)(nil)
+	_ fwk.PreScorePlugin    = (*plugin)(nil)
+	_ fwk.ScorePlugin       = (*plugin)(nil)
+	_ fwk.EnqueueExtensions = (*plugin)(nil)
+	_ fwk.SignPlugin        = (*plugin)(nil)
+)
+
+// Name returns the wrapper's name (InterPodAffinityName or
+// PodTopologySpreadName).
+func (pl *plugin) Name() string { return pl.name }
+
+// PreFilter records the version of pod the queue holds, then delegates.
+func (pl *plugin) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	pl.tracker.confirm(pod)
+	return pl.inner.PreFilter(ctx, state, pod, nodes)
+}
+
+// PreFilterExtensions delegates.
+func (pl *plugin) PreFilterExtensions() fwk.PreFilterExtensions {
+	return pl.inner.PreFilterExtensions()
+}
+
+// Filter delegates.
+func (pl *plugin) Filter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) *fwk.Status {
+	return pl.inner.Filter(ctx, state, pod, nodeInfo)
+}
+
+// PreScore delegates.
+func (pl *plugin) PreScore(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) *fwk.Status {
+	return pl.inner.PreScore(ctx, state, pod, nodes)
+}
+
+// Score delegates.
+func (pl *plugin) Score(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
+	return pl.inner.Score(ctx, state, pod, nodeInfo)
+}
+
+// ScoreExtensions delegates.
+func (pl *plugin) ScoreExtensions() fwk.ScoreExtensions { return pl.inner.ScoreExtensions() }
+
+// SignPod delegates.
+func (pl *plugin) SignPod(ctx context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
+	return pl.inner.SignPod(ctx, pod)
+}
+
+// EventsToRegister registers the in-tree plugin's events with its
+// QueueingHintFns, the narrowable ones split by action and given a
+// PreQueueingHintFn when no other plugin of the profile registers them
+// without one (see the package documentation), the target-pod ones with a
+// hint that first records the pod's version.
+func (pl *plugin) EventsToRegister(ctx context.Context) ([]fwk.ClusterEventWithHint, error) {
+	events, err := pl.inner.EventsToRegister(ctx)
+	if err != nil {
+		return nil, err
+	}
+	logger := klog.FromContext(ctx)
+	blocking, listErr := unhinted(ctx, pl.handle)
+	if listErr != nil {
+		logger.Error(listErr, "No event is narrowed", "plugin", pl.name)
+	}
+	var out []fwk.ClusterEventWithHint
+	for _, e := range events {
+		for _, part := range split(e.Event) {
+			c := fwk.ClusterEventWithHint{Event: part, QueueingHintFn: e.QueueingHintFn, PreQueueingHintFn: e.PreQueueingHintFn}
+			if part.Resource == fwk.TargetPod && c.QueueingHintFn != nil {
+				c.QueueingHintFn = pl.confirming(c.QueueingHintFn)
+			}
+			if kind, ok := indexKind(part); ok && c.PreQueueingHintFn == nil && pl.canNarrow && listErr == nil && !matchesAny(blocking, part) {
+				c.PreQueueingHintFn = pl.preQueueingHint(part, kind)
+			}
+			if c.PreQueueingHintFn == nil {
+				// Whatever narrowable event this registration matches, no
+				// pre-hint may narrow: this plugin's pods would be missed.
+				for _, ev := range narrowableEvents() {
+					if framework.MatchClusterEvents(part, ev) {
+						pl.shared.decline(ev)
+						logger.V(2).Info("Event not narrowed", "plugin", pl.name, "event", ev.Label())
+					}
+				}
+			}
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// confirming returns fn preceded by recording the version of the pod the
+// queue holds: the queue runs target-pod hints when a rejected pod's labels
+// change.
+func (pl *plugin) confirming(fn fwk.QueueingHintFn) fwk.QueueingHintFn {
+	return func(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+		pl.tracker.confirm(pod)
+		return fn(logger, pod, oldObj, newObj)
+	}
+}
+
+// preQueueingHint returns the PreQueueingHintFn of the narrowable event ev.
+func (pl *plugin) preQueueingHint(ev fwk.ClusterEvent, kind index.EventKind) fwk.PreQueueingHintFn {
+	return func(logger klog.Logger, oldObj, newObj any) (fwk.PreQueueingHintResult, error) {
+		if pl.shared.isDeclined(ev) {
+			return fwk.PreQueueingHintResult{AllPods: true}, nil
+		}
+		iev, err := indexEvent(kind, oldObj, newObj)
+		if err != nil {
+			logger.V(4).Info("Event not narrowed", "plugin", pl.name, "event", ev.Label(), "reason", err)
+			return fwk.PreQueueingHintResult{AllPods: true}, nil
+		}
+		if pl.rules&index.InterPodAffinity != 0 && kind == index.AssignedPodDelete && !antiAffinityCompiles(iev.OldPod) {
+			// The in-tree hint fails, which counts as Queue, for every pod.
+			return fwk.PreQueueingHintResult{AllPods: true}, nil
+		}
+		buf, _ := pl.hits.Get().(*[]index.Hit)
+		if buf == nil {
+			buf = new([]index.Hit)
+		}
+		names, hits := pl.tracker.candidates(iev, pl.rules, *buf)
+		if cap(hits) <= maxKeptHits {
+			*buf = hits
+			pl.hits.Put(buf)
+		}
+		return fwk.PreQueueingHintResult{Pods: names}, nil
+	}
+}

@@ -8,7 +8,7 @@ BENCHCOUNT    ?= 6
 BENCH         ?= .
 STATICCHECK   ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help test vet unit fuzz-short fuzz bench bench-smoke lint tidy-check run
+.PHONY: help test vet unit fuzz-short fuzz bench bench-smoke lint tidy-check run kube-test
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -50,6 +50,14 @@ bench: ## regenerate the benchmark tables: raw results in bench/results/, benchs
 lint: vet ## go vet and staticcheck (pinned, through the module proxy)
 	$(GO) run $(STATICCHECK) ./...
 
-tidy-check: ## go mod tidy and gofmt leave nothing to change
+tidy-check: ## go mod tidy (both modules) and gofmt leave nothing to change
 	$(GO) mod tidy -diff
+	cd kube && $(GO) mod tidy -diff
 	@out=$$(git ls-files -z '*.go' | xargs -0 -r gofmt -l); test -z "$$out" || { echo "gofmt would change: $$out"; exit 1; }
+
+KUBE_TESTFLAGS ?= -race -short
+
+kube-test: ## the kube/ module (k8s.io/kubernetes v1.37.2): vet, tests (KUBE_TESTFLAGS: -race -short), the kube-scheduler build
+	cd kube && $(GO) vet ./...
+	cd kube && $(GO) test $(KUBE_TESTFLAGS) -count=1 ./...
+	cd kube && $(GO) build -o /dev/null ./cmd/kube-scheduler

@@ -61,3 +61,84 @@ kube-test: ## the kube/ module (k8s.io/kubernetes v1.37.2): vet, tests (KUBE_TES
 	cd kube && $(GO) vet ./...
 	cd kube && $(GO) test $(KUBE_TESTFLAGS) -count=1 ./...
 	cd kube && $(GO) build -o /dev/null ./cmd/kube-scheduler
+
+# scheduler_perf: kube-scheduler v1.37.2's own harness on affinityq's
+# event-handling workloads (kube/perf), default plug-ins vs affinityq's.
+# Every workload starts its own etcd (bin/etcd, built here from the Go module
+# proxy), kube-apiserver and scheduler in-process.
+
+BIN              ?= $(CURDIR)/bin
+PERF_RESULTS     ?= bench/results/perf
+PERF_COUNT       ?= 3
+PERF_PROFILES    ?= default|affinityq
+PERF_CASES       ?= PodAdd|PodUpdate|PodDelete
+PERF_SIZES       ?= 1000|10000
+PERF_PROF_CASES  ?= $(PERF_CASES)
+PERF_PROF_SIZES  ?= 1000
+PERF_TIMEOUT     ?= 12h
+# Workload labels the runs select (performance: the 1000- and 10000-pod sizes).
+PERF_LABELS      ?= performance
+# The harness puts etcd's unix socket under TMPDIR; socket paths are limited
+# to about 108 bytes.
+PERF_TMPDIR      ?= /tmp
+
+PERF_OUT   = $(abspath $(PERF_RESULTS))
+PERF_ENV   = PATH="$(BIN):$$PATH" TMPDIR=$(PERF_TMPDIR)
+PERF_BENCH = ^BenchmarkPerfScheduling$$/^profile=($(PERF_PROFILES))$$/^($(PERF_CASES))$$/^($(PERF_SIZES))Pods$$
+PERF_PROF_BENCH = ^BenchmarkPerfScheduling$$/^profile=($(PERF_PROFILES))$$/^($(PERF_PROF_CASES))$$/^($(PERF_PROF_SIZES))Pods$$
+# The test binary's flags: one run of each selected workload (a workload
+# ignores b.N; a longer -benchtime reruns it whole), logs of failed workloads
+# kept in ARTIFACTS. Never build it with -trimpath (the test kube-apiserver
+# finds its certificate fixtures through its source path).
+PERF_FLAGS = -test.run='^$$' -test.benchtime=1x -test.count=1 -test.timeout=$(PERF_TIMEOUT) \
+	-perf-scheduling-label-filter=$(PERF_LABELS)
+PERF_UNITS = .unit:(SchedulingThroughput/Average OR SchedulingThroughput/Perc50 OR SchedulingThroughput/Perc90 OR SchedulingDuration/Duration OR runtime_seconds)
+
+.PHONY: etcd perf perf-build perf-runs perf-cpuprofile perf-smoke
+
+etcd: ## build bin/etcd: etcd v3.7.0 (what k8s.io/kubernetes v1.37.2 requires) from the Go module proxy
+	cd kube && $(GO) build -o $(BIN)/etcd ./cmd/etcd
+
+perf-build: ## build bin/perf.test, the scheduler_perf suite (kube/perf)
+	cd kube && $(GO) test -c -o $(BIN)/perf.test ./perf
+
+perf: etcd perf-build perf-runs perf-cpuprofile ## scheduler_perf, default vs affinityq: PERF_COUNT rounds of every workload at PERF_SIZES, then a CPU-profiled round; results in PERF_RESULTS
+	$(GO) run $(BENCHSTAT) -col /profile -filter '$(PERF_UNITS)' $(PERF_RESULTS)/perf.txt | tee $(PERF_RESULTS)/benchstat.txt
+
+# Rounds, not -count: each round is a fresh process that runs every selected
+# workload under each profile in turn, so drift on the machine hits both
+# profiles alike. Each round writes one JSON file per profile into raw/.
+perf-runs: etcd perf-build
+	rm -rf $(PERF_RESULTS)/raw $(PERF_RESULTS)/logs $(PERF_RESULTS)/perf.txt
+	mkdir -p $(PERF_RESULTS)/raw $(PERF_RESULTS)/logs
+	@for i in $$(seq $(PERF_COUNT)); do \
+		echo "perf: round $$i of $(PERF_COUNT): $(PERF_BENCH)"; \
+		(cd kube/perf && $(PERF_ENV) ARTIFACTS=$(PERF_OUT)/logs $(BIN)/perf.test $(PERF_FLAGS) \
+			-test.bench='$(PERF_BENCH)' -data-items-dir=$(PERF_OUT)/raw) \
+			> $(PERF_RESULTS)/round-$$i.txt 2>&1 || { tail -n 50 $(PERF_RESULTS)/round-$$i.txt; exit 1; }; \
+		grep -h '^Benchmark' $(PERF_RESULTS)/round-$$i.txt | cut -c1-160; \
+		cat $(PERF_RESULTS)/round-$$i.txt >> $(PERF_RESULTS)/perf.txt && rm $(PERF_RESULTS)/round-$$i.txt; \
+	done
+
+# A separate round with scheduler_perf's -perf-cpuprofile (a CPU profile of
+# each workload's measured window; profiling costs throughput, so these
+# numbers are not in the table), summarized with pprof -top: flat, cumulative,
+# and cumulative within the scheduler (the profile is the whole test process:
+# kube-apiserver, informers and harness too; etcd runs apart and is not in it).
+perf-cpuprofile: etcd perf-build
+	rm -rf $(PERF_RESULTS)/cpu
+	mkdir -p $(PERF_RESULTS)/cpu
+	(cd kube/perf && $(PERF_ENV) ARTIFACTS=$(PERF_OUT)/logs $(BIN)/perf.test $(PERF_FLAGS) -perf-cpuprofile \
+		-test.bench='$(PERF_PROF_BENCH)' -data-items-dir=$(PERF_OUT)/cpu) > $(PERF_RESULTS)/cpu/run.txt 2>&1 \
+		|| { tail -n 50 $(PERF_RESULTS)/cpu/run.txt; exit 1; }
+	@for f in $(PERF_RESULTS)/cpu/*-cpu.prof; do \
+		{ $(GO) tool pprof -top -nodecount=30 "$$f" && $(GO) tool pprof -top -cum -nodecount=40 "$$f" \
+			&& $(GO) tool pprof -top -cum -nodecount=40 -focus='k8s.io/kubernetes/pkg/scheduler' "$$f"; } \
+			> "$${f%.prof}.top.txt" 2>&1 && echo "perf: $${f%.prof}.top.txt"; \
+	done
+
+perf-smoke: etcd ## scheduler_perf's smallest workloads (10 pods) under both profiles, once, plus the suite's unit tests (CI)
+	mkdir -p $(BIN)/perf-smoke
+	cd kube/perf && $(PERF_ENV) ARTIFACTS=$(BIN)/perf-smoke $(GO) test -count=1 -run='^Test' \
+		-bench='^BenchmarkPerfScheduling$$' -benchtime=1x -timeout=30m \
+		-perf-scheduling-label-filter=integration-test -data-items-dir=$(BIN)/perf-smoke .

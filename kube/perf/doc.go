@@ -1,0 +1,35 @@
+// Package perf runs kube-scheduler's own scheduler_perf harness
+// (k8s.io/kubernetes/test/integration/scheduler_perf, v1.37.2, unmodified)
+// on affinityq's event-handling workloads, once with kube-scheduler's default
+// plug-ins and once with the affinityq plug-ins in place of InterPodAffinity
+// and PodTopologySpread: a real kube-apiserver and etcd per workload, real
+// informers, the real scheduling loop and queue.
+//
+// It is test code only (BenchmarkPerfScheduling in perf_test.go); this file
+// exists to hold the documentation. The workloads are in
+// config/performance-config.yaml, the two scheduler configurations in
+// config/scheduler-default.yaml and config/scheduler-affinityq.yaml.
+//
+// Benchmark names read
+// BenchmarkPerfScheduling/profile=<default|affinityq>/<test case>/<workload>,
+// so `benchstat -col /profile` puts the two profiles side by side. Each
+// workload starts an etcd binary found on PATH (`make etcd` builds bin/etcd
+// from the etcd module that k8s.io/kubernetes requires), a kube-apiserver
+// and a scheduler, and takes from seconds (the integration-test workloads)
+// to minutes (the performance ones). Run it through the make targets
+// (`make perf-smoke`, `make perf`), or by hand from this directory:
+//
+//	PATH=$PWD/../../bin:$PATH ARTIFACTS=/tmp/perf-logs go test -run='^$' \
+//	    -bench='^BenchmarkPerfScheduling$' -benchtime=1x -timeout=30m \
+//	    -perf-scheduling-label-filter=integration-test -data-items-dir=/tmp/perf
+//
+// -benchtime=1x is required (a workload ignores b.N, and a longer benchtime
+// reruns whole workloads); -perf-scheduling-label-filter selects workloads
+// by label (integration-test: the smallest; performance: the measured
+// sizes); -data-items-dir receives one JSON file of results per profile and
+// run (throughput, scheduling duration, the histograms of
+// performance-config.yaml's metricsCollectorConfig) and, with
+// -perf-cpuprofile, a CPU profile per workload. Do not build it with
+// -trimpath: the test kube-apiserver locates its certificate fixtures
+// through its source path.
+package perf

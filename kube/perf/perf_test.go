@@ -1,0 +1,103 @@
+package perf
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	_ "k8s.io/component-base/logs/json/register" // -logging-format=json, as upstream's suites offer
+	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
+	"sigs.k8s.io/yaml"
+)
+
+// performanceConfig holds the workloads, for every profile.
+const performanceConfig = "config/performance-config.yaml"
+
+// podsSchedulingTimeout bounds a createPods op that waits for its pods
+// (upstream's default is 10 minutes). It is the harness's own per-workload
+// limit, so that a slow profile at 10,000 pods fails only where the harness
+// would fail it anyway. Barriers keep their fixed 10 minutes.
+const podsSchedulingTimeout = 30 * time.Minute
+
+// A profile is one way to run every workload: a scheduler configuration.
+type profile struct {
+	// name is the sub-benchmark's profile=<name>, the harness's topic name
+	// (in the names of the JSON, .dat and profile files) and the derived
+	// config's file name.
+	name string
+	// schedulerConfigPath is the KubeSchedulerConfiguration (v1), relative to
+	// the package directory.
+	schedulerConfigPath string
+}
+
+// profiles run in this order within a run.
+var profiles = []profile{
+	{name: "default", schedulerConfigPath: "config/scheduler-default.yaml"},
+	{name: "affinityq", schedulerConfigPath: "config/scheduler-affinityq.yaml"},
+}
+
+func TestMain(m *testing.M) {
+	// InitTests parses the command line, the harness's flags and the testing
+	// package's; flags of our own would have to be registered before it.
+	if err := perf.InitTests(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+// BenchmarkPerfScheduling runs every workload of performanceConfig that the
+// label filter and -bench select, under each profile.
+func BenchmarkPerfScheduling(b *testing.B) {
+	if _, err := exec.LookPath("etcd"); err != nil {
+		b.Fatalf("no etcd on PATH (%v): `make etcd` builds bin/etcd, and the perf targets put bin/ on PATH", err)
+	}
+	for _, p := range profiles {
+		b.Run("profile="+p.name, func(b *testing.B) {
+			config, err := writeProfileConfig(b.TempDir(), performanceConfig, p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			perf.RunBenchmarkPerfScheduling(b, config, p.name, outOfTreeRegistry(),
+				perf.WithPodsSchedulingTimeout(podsSchedulingTimeout))
+		})
+	}
+}
+
+// writeProfileConfig writes src into dir with every test case's
+// schedulerConfigPath set to p's, and returns the new file's path. One file
+// holds the workloads, so the profiles cannot drift apart; the harness reads
+// the copy, and resolves its relative paths against the working directory,
+// not against the file.
+func writeProfileConfig(dir, src string, p profile) (string, error) {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return "", fmt.Errorf("perf: %w", err)
+	}
+	var testCases []map[string]any
+	if err := yaml.Unmarshal(data, &testCases); err != nil {
+		return "", fmt.Errorf("perf: %s: %w", src, err)
+	}
+	for i, tc := range testCases {
+		for key := range tc {
+			// The harness matches keys case-insensitively.
+			if strings.EqualFold(key, "schedulerConfigPath") {
+				return "", fmt.Errorf("perf: %s: test case %d (%v) sets schedulerConfigPath; the profile sets it", src, i, tc["name"])
+			}
+		}
+		tc["schedulerConfigPath"] = p.schedulerConfigPath
+	}
+	out, err := yaml.Marshal(testCases)
+	if err != nil {
+		return "", fmt.Errorf("perf: %s: %w", src, err)
+	}
+	dst := filepath.Join(dir, "performance-config-"+p.name+".yaml")
+	if err := os.WriteFile(dst, out, 0o644); err != nil {
+		return "", fmt.Errorf("perf: %w", err)
+	}
+	return dst, nil
+}

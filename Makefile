@@ -57,9 +57,11 @@ tidy-check: ## go mod tidy (both modules) and gofmt leave nothing to change
 
 KUBE_TESTFLAGS ?= -race -short
 
-kube-test: ## the kube/ module (k8s.io/kubernetes v1.37.2): vet, tests (KUBE_TESTFLAGS: -race -short), the kube-scheduler build
+# kube/perf is left to perf-smoke, which runs its unit tests too: building
+# scheduler_perf's in-process kube-apiserver with -race costs minutes.
+kube-test: ## the kube/ module (k8s.io/kubernetes v1.37.2): vet, tests of feed and prequeue (KUBE_TESTFLAGS: -race -short), the kube-scheduler build
 	cd kube && $(GO) vet ./...
-	cd kube && $(GO) test $(KUBE_TESTFLAGS) -count=1 ./...
+	cd kube && $(GO) test $(KUBE_TESTFLAGS) -count=1 ./feed/... ./prequeue/... ./cmd/...
 	cd kube && $(GO) build -o /dev/null ./cmd/kube-scheduler
 
 # scheduler_perf: kube-scheduler v1.37.2's own harness on affinityq's
@@ -72,7 +74,11 @@ PERF_RESULTS     ?= bench/results/perf
 PERF_COUNT       ?= 3
 PERF_PROFILES    ?= default|affinityq
 PERF_CASES       ?= PodAdd|PodUpdate|PodDelete
-PERF_SIZES       ?= 1000|10000
+# The 10000-pod workloads exist (PERF_SIZES='1000|10000') but do not finish
+# within the harness's fixed 30 minutes per workload on 2 cores: the
+# in-tree InterPodAffinity filter scans every placed pod for each pod with
+# affinity (see BENCHMARKS.md).
+PERF_SIZES       ?= 1000
 PERF_PROF_CASES  ?= $(PERF_CASES)
 PERF_PROF_SIZES  ?= 1000
 PERF_TIMEOUT     ?= 12h

@@ -30,9 +30,11 @@
 //     labels): the replicas of a workload are one group, which holds the
 //     rules once and lists its member pods. Each group has a dense uint32
 //     id (a free list reuses them), and every posting list is a set of
-//     group ids: a sorted slice while small, a roaring bitmap above
-//     WithPostingThreshold (DefaultPostingThreshold). Adding a replica of an
-//     indexed workload appends it to its group and edits no posting;
+//     group ids: held in its map's value while it has one group (most
+//     postings: a unique label value, one workload's selector), then a
+//     sorted slice, then a roaring bitmap above WithPostingThreshold
+//     (DefaultPostingThreshold). Adding a replica of an indexed workload
+//     appends it to its group and edits no posting;
 //   - each required term is posted once per namespace of its scope under an
 //     anchor, one of its positive requirements (In before Exists, fewest
 //     values first): (namespace, key, value) for In, (namespace, key) for

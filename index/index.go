@@ -60,7 +60,8 @@ func WithNamespaceLabels(fn NamespaceLabels) Option {
 
 // WithPostingThreshold sets the size at which a posting list turns from a
 // sorted slice into a roaring bitmap (default DefaultPostingThreshold; 0
-// makes every posting a bitmap).
+// makes every posting of two groups or more a bitmap: a posting of one
+// group is always held in its map's value).
 func WithPostingThreshold(n int) Option {
 	return func(o *options) { o.threshold = max(n, 0) }
 }

@@ -136,3 +136,82 @@ func (p *posting) validate(threshold int) error {
 	}
 	return nil
 }
+
+// postingMap maps keys to postings. A posting of one group, the most common
+// kind in a real pool (a unique label value, the selector of one workload),
+// lives in the map's value and allocates nothing; a posting of its own is
+// made when a second group joins and dropped when one group is left.
+//
+// Invariant: a key is present iff its posting is not empty; ref.many is
+// nil iff the posting holds exactly one group, ref.one.
+type postingMap[K comparable] map[K]postingRef
+
+// postingRef is a postingMap value.
+type postingRef struct {
+	one  uint32   // the only group, when many is nil
+	many *posting // two groups or more
+}
+
+// add inserts x into k's posting.
+func (m postingMap[K]) add(k K, x uint32, threshold int) {
+	r, ok := m[k]
+	switch {
+	case !ok:
+		m[k] = postingRef{one: x}
+	case r.many != nil:
+		r.many.add(x, threshold)
+	case r.one != x:
+		p := newPosting()
+		p.add(r.one, threshold)
+		p.add(x, threshold)
+		m[k] = postingRef{many: p}
+	}
+}
+
+// remove deletes x from k's posting.
+func (m postingMap[K]) remove(k K, x uint32, threshold int) {
+	r, ok := m[k]
+	switch {
+	case !ok:
+	case r.many == nil:
+		if r.one == x {
+			delete(m, k)
+		}
+	case r.many.remove(x, threshold) && r.many.len() == 1:
+		var last [1]uint32
+		m[k] = postingRef{one: r.many.appendTo(last[:0])[0]}
+	}
+}
+
+// appendTo appends k's posting to dst in increasing order.
+func (m postingMap[K]) appendTo(dst []uint32, k K) []uint32 {
+	r, ok := m[k]
+	if !ok {
+		return dst
+	}
+	return r.appendTo(dst)
+}
+
+func (r postingRef) appendTo(dst []uint32) []uint32 {
+	if r.many == nil {
+		return append(dst, r.one)
+	}
+	return r.many.appendTo(dst)
+}
+
+func (r postingRef) len() int {
+	if r.many == nil {
+		return 1
+	}
+	return r.many.len()
+}
+
+func (r postingRef) validate(threshold int) error {
+	if r.many == nil {
+		return nil
+	}
+	if n := r.many.len(); n < 2 {
+		return fmt.Errorf("a posting of its own holds %d groups", n)
+	}
+	return r.many.validate(threshold)
+}

@@ -58,3 +58,48 @@ func TestPosting(t *testing.T) {
 		}
 	}
 }
+
+// TestPostingMap checks that a posting of one group lives in the map value,
+// that a second group gives it a posting of its own, and that it returns to
+// the map value, then disappears, as groups leave.
+func TestPostingMap(t *testing.T) {
+	m := postingMap[string]{}
+	check := func(step string, want []uint32, own bool) {
+		t.Helper()
+		r, ok := m["k"]
+		if ok != (len(want) > 0) {
+			t.Fatalf("%s: key present %v, want %v", step, ok, len(want) > 0)
+		}
+		if !ok {
+			return
+		}
+		if err := r.validate(2); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		if got := m.appendTo(nil, "k"); !slices.Equal(got, want) {
+			t.Fatalf("%s: holds %v, want %v", step, got, want)
+		}
+		if r.len() != len(want) || (r.many != nil) != own {
+			t.Fatalf("%s: len %d, own posting %v; want %d, %v", step, r.len(), r.many != nil, len(want), own)
+		}
+	}
+	m.add("k", 5, 2)
+	check("one", []uint32{5}, false)
+	m.add("k", 5, 2)
+	check("one again", []uint32{5}, false)
+	m.remove("k", 9, 2)
+	check("absent removed", []uint32{5}, false)
+	m.add("k", 3, 2)
+	check("two", []uint32{3, 5}, true)
+	m.add("k", 8, 2) // past the threshold: a bitmap
+	check("three", []uint32{3, 5, 8}, true)
+	m.remove("k", 3, 2)
+	check("two left", []uint32{5, 8}, true)
+	m.remove("k", 8, 2)
+	check("one left", []uint32{5}, false)
+	m.remove("k", 5, 2)
+	check("empty", nil, false)
+	if got := m.appendTo([]uint32{1}, "absent"); !slices.Equal(got, []uint32{1}) {
+		t.Fatalf("appendTo of an absent key = %v", got)
+	}
+}

@@ -92,14 +92,14 @@ type shard struct {
 	rules   map[uint64]*rules // interned groups by rules hash, chained through rules.next
 	sources map[uint64]*rules // groups by their representative's source hash (source.go)
 
-	terms  map[uint64]*posting // required terms by anchor (reverse index), by postKey.hash
-	use    map[string]keyUse   // how many terms postings each label key has ("" for the always-checked)
-	wide   int                 // anchor entries with ns == "" (namespace-selector scopes)
-	labels map[uint64]*posting // pending pods' own labels (forward index, for symmetry), by postKey.hash
-	nsPods map[string]*posting // groups by namespace
-	errs   posting             // groups with terms that failed to compile
-	anti   posting             // groups with a required anti-affinity term
-	nsSel  posting             // groups with a required term scoped by namespace labels
+	terms  postingMap[uint64] // required terms by anchor (reverse index), by postKey.hash
+	use    map[string]keyUse  // how many terms postings each label key has ("" for the always-checked)
+	wide   int                // anchor entries with ns == "" (namespace-selector scopes)
+	labels postingMap[uint64] // pending pods' own labels (forward index, for symmetry), by postKey.hash
+	nsPods postingMap[string] // groups by namespace
+	errs   posting            // groups with terms that failed to compile
+	anti   posting            // groups with a required anti-affinity term
+	nsSel  posting            // groups with a required term scoped by namespace labels
 	topo   *btree.BTreeG[*topoItem]
 	probe  topoItem // search key for topo.Get; used under mu held for writing
 
@@ -114,10 +114,10 @@ func newShard() *shard {
 	return &shard{
 		rules:   map[uint64]*rules{},
 		sources: map[uint64]*rules{},
-		terms:   map[uint64]*posting{},
+		terms:   postingMap[uint64]{},
 		use:     map[string]keyUse{},
-		labels:  map[uint64]*posting{},
-		nsPods:  map[string]*posting{},
+		labels:  postingMap[uint64]{},
+		nsPods:  postingMap[string]{},
 		topo:    btree.NewG(8, topoLess),
 	}
 }
@@ -174,15 +174,11 @@ func (s *shard) indexGroup(g *rules, id uint32, add bool, threshold int) {
 	if !add {
 		delta = -1
 	}
-	editIn := func(m map[uint64]*posting, h uint64) {
-		ps, ok := m[h]
-		if !ok {
-			ps = newPosting()
-			m[h] = ps
-		}
-		apply(ps, id)
-		if ps.len() == 0 {
-			delete(m, h)
+	editIn := func(m postingMap[uint64], h uint64) {
+		if add {
+			m.add(h, id, threshold)
+		} else {
+			m.remove(h, id, threshold)
 		}
 	}
 	// editTerm is editIn on s.terms, keeping use and wide in step. They
@@ -269,14 +265,10 @@ func (s *shard) indexGroup(g *rules, id uint32, add bool, threshold int) {
 		editIn(s.labels, valueHash(kh, v))
 		editIn(s.labels, existsHash(kh))
 	}
-	ps, ok := s.nsPods[g.ns]
-	if !ok {
-		ps = newPosting()
-		s.nsPods[g.ns] = ps
-	}
-	apply(ps, id)
-	if ps.len() == 0 {
-		delete(s.nsPods, g.ns)
+	if add {
+		s.nsPods.add(g.ns, id, threshold)
+	} else {
+		s.nsPods.remove(g.ns, id, threshold)
 	}
 	if g.flags != 0 {
 		apply(&s.errs, id)
@@ -500,14 +492,10 @@ func (s *shard) podCandidates(c []uint32, ns string, labels, skip map[string]str
 // appendTerms appends the terms posting k, and its selector-scoped
 // counterpart with ns "" when there are such postings.
 func (s *shard) appendTerms(c []uint32, k postKey) []uint32 {
-	if ps, ok := s.terms[k.hash()]; ok {
-		c = ps.appendTo(c)
-	}
+	c = s.terms.appendTo(c, k.hash())
 	if s.wide > 0 {
 		k.ns = ""
-		if ps, ok := s.terms[k.hash()]; ok {
-			c = ps.appendTo(c)
-		}
+		c = s.terms.appendTo(c, k.hash())
 	}
 	return c
 }
@@ -522,18 +510,12 @@ func (s *shard) symmetricCandidates(c []uint32, e *prepared, anti []matcher.Term
 		each := func(c []uint32, ns string) []uint32 {
 			switch {
 			case !ok:
-				if ps, found := s.nsPods[ns]; found {
-					c = ps.appendTo(c)
-				}
+				c = s.nsPods.appendTo(c, ns)
 			case r.Operator() == matcher.Exists:
-				if ps, found := s.labels[postKey{ns: ns, key: r.Key(), exists: true}.hash()]; found {
-					c = ps.appendTo(c)
-				}
+				c = s.labels.appendTo(c, postKey{ns: ns, key: r.Key(), exists: true}.hash())
 			default:
 				for _, v := range r.Values() {
-					if ps, found := s.labels[postKey{ns: ns, key: r.Key(), val: v}.hash()]; found {
-						c = ps.appendTo(c)
-					}
+					c = s.labels.appendTo(c, postKey{ns: ns, key: r.Key(), val: v}.hash())
 				}
 			}
 			return c

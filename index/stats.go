@@ -17,7 +17,7 @@ type Stats struct {
 	LabelPostings int    // posting lists of pending pods' own labels
 	Bitmaps       int    // posting lists (of every kind) held as roaring bitmaps; the rest are slices
 	TopologyKeys  int    // distinct topology keys, summed over shards
-	PostingBytes  uint64 // heap held by every posting list's elements
+	PostingBytes  uint64 // heap held by the elements of the posting lists of two groups or more (one group is held in its map entry)
 }
 
 // Stats returns a size report. It locks each shard for reading in turn, so
@@ -29,6 +29,11 @@ func (ix *Index) Stats() Stats {
 			st.Bitmaps++
 		}
 		st.PostingBytes += p.bytes()
+	}
+	countRef := func(r postingRef) {
+		if r.many != nil {
+			count(r.many)
+		}
 	}
 	for _, s := range ix.shards {
 		s.mu.RLock()
@@ -55,14 +60,14 @@ func (ix *Index) Stats() Stats {
 		}
 		st.TermPostings += len(s.terms)
 		st.LabelPostings += len(s.labels)
-		for _, p := range s.terms {
-			count(p)
+		for _, r := range s.terms {
+			countRef(r)
 		}
-		for _, p := range s.labels {
-			count(p)
+		for _, r := range s.labels {
+			countRef(r)
 		}
-		for _, p := range s.nsPods {
-			count(p)
+		for _, r := range s.nsPods {
+			countRef(r)
 		}
 		count(&s.errs)
 		count(&s.anti)

@@ -147,7 +147,7 @@ func (s *shard) validateLocked(threshold int) error {
 	return errors.Join(errs...)
 }
 
-func comparePostings[K comparable](name string, got, want map[K]*posting, threshold int) []error {
+func comparePostings[K comparable](name string, got, want postingMap[K], threshold int) []error {
 	var errs []error
 	for k, g := range got {
 		w, ok := want[k]
@@ -155,8 +155,10 @@ func comparePostings[K comparable](name string, got, want map[K]*posting, thresh
 			errs = append(errs, fmt.Errorf("%s: stale posting %+v", name, k))
 			continue
 		}
-		if err := equalPosting(g, w, threshold); err != nil {
+		if err := g.validate(threshold); err != nil {
 			errs = append(errs, fmt.Errorf("%s %+v: %w", name, k, err))
+		} else if gs, ws := g.appendTo(nil), w.appendTo(nil); !slices.Equal(gs, ws) {
+			errs = append(errs, fmt.Errorf("%s %+v: holds %v, want %v", name, k, gs, ws))
 		}
 	}
 	for k := range want {

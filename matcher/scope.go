@@ -14,8 +14,8 @@ import (
 // scope is the pod's own namespace; namespaceSelector {} means every
 // namespace. A topology-spread constraint's scope is its pod's namespace.
 type Scope struct {
-	names    []string // sorted, without duplicates
-	selector Selector // Nothing when the term had no namespaceSelector
+	names    []string  // sorted, without duplicates
+	selector *Selector // nil when the term had no namespaceSelector (rare: kept out of line)
 }
 
 func compileScope(c *podCompiler, names []string, nsSelector *metav1.LabelSelector) (Scope, error) {
@@ -26,7 +26,11 @@ func compileScope(c *podCompiler, names []string, nsSelector *metav1.LabelSelect
 	if err != nil {
 		return Scope{}, err
 	}
-	return Scope{names: slices.Compact(slices.Sorted(slices.Values(names))), selector: sel}, nil
+	sc := Scope{names: slices.Compact(slices.Sorted(slices.Values(names)))}
+	if !sel.Nothing() {
+		sc.selector = &sel
+	}
+	return sc, nil
 }
 
 // Contains reports whether namespace ns, whose labels are nsLabels (nil when
@@ -37,7 +41,7 @@ func (s Scope) Contains(ns string, nsLabels map[string]string) bool {
 			return true
 		}
 	}
-	return s.selector.Matches(nsLabels)
+	return s.selector != nil && s.selector.Matches(nsLabels)
 }
 
 // Names returns the namespaces listed by name, sorted. The slice is shared:
@@ -46,16 +50,21 @@ func (s Scope) Names() []string { return s.names }
 
 // Selector returns the namespace selector: Nothing when the term had none,
 // Everything for {}.
-func (s Scope) Selector() Selector { return s.selector }
+func (s Scope) Selector() Selector {
+	if s.selector == nil {
+		return Nothing()
+	}
+	return *s.selector
+}
 
 // All reports whether the scope holds every namespace (namespaceSelector {}).
-func (s Scope) All() bool { return s.selector.Everything() }
+func (s Scope) All() bool { return s.selector != nil && s.selector.Everything() }
 
 // ByLabels reports whether membership depends on namespace labels: the scope
 // has a namespace selector that is neither nil nor {}.
-func (s Scope) ByLabels() bool { return !s.selector.Nothing() && !s.selector.Everything() }
+func (s Scope) ByLabels() bool { return s.selector != nil && !s.selector.Everything() }
 
 // Equal reports whether s and o are the same scope.
 func (s Scope) Equal(o Scope) bool {
-	return slices.Equal(s.names, o.names) && s.selector.Equal(o.selector)
+	return slices.Equal(s.names, o.names) && s.Selector().Equal(o.Selector())
 }

@@ -111,18 +111,21 @@ func (r Requirement) String() string {
 // Selector is a compiled label selector. The zero value matches nothing, like
 // a nil *metav1.LabelSelector.
 //
-// Invariants: everything implies len(reqs) == 0; reqs holds the positive
-// requirements (In, Exists) first, reqs[:npos], then the negative ones, each
-// group sorted by key, operator and values.
+// Invariants: reqs is nil for the selector that matches nothing, empty but
+// not nil (everythingReqs) for the one that matches everything, and
+// otherwise holds the positive requirements (In, Exists) first, then the
+// negative ones, each group sorted by key, operator and values. A Selector
+// is one slice header: a compiled pod keeps several.
 type Selector struct {
-	reqs       []Requirement
-	npos       int
-	everything bool
+	reqs []Requirement
 }
+
+// everythingReqs marks the selector that matches everything.
+var everythingReqs = make([]Requirement, 0)
 
 // Everything returns the selector that matches every label set, as the empty
 // selector {} does.
-func Everything() Selector { return Selector{everything: true} }
+func Everything() Selector { return Selector{reqs: everythingReqs} }
 
 // Nothing returns the selector that matches no label set, as a nil selector
 // does. It is the zero Selector.
@@ -245,11 +248,7 @@ func newSelector(reqs []Requirement) Selector {
 	if len(reqs) > 1 {
 		slices.SortStableFunc(reqs, compareRequirements)
 	}
-	npos := 0
-	for npos < len(reqs) && reqs[npos].op.Positive() {
-		npos++
-	}
-	return Selector{reqs: reqs, npos: npos}
+	return Selector{reqs: reqs}
 }
 
 // compareRequirements orders positive requirements first, then by key,
@@ -284,7 +283,7 @@ func (s Selector) with(extra ...Requirement) Selector {
 // allocate.
 func (s Selector) Matches(labels map[string]string) bool {
 	if len(s.reqs) == 0 {
-		return s.everything
+		return s.reqs != nil
 	}
 	for i := range s.reqs {
 		if !s.reqs[i].Matches(labels) {
@@ -295,11 +294,11 @@ func (s Selector) Matches(labels map[string]string) bool {
 }
 
 // Everything reports whether s matches every label set (it was {}).
-func (s Selector) Everything() bool { return s.everything }
+func (s Selector) Everything() bool { return s.reqs != nil && len(s.reqs) == 0 }
 
 // Nothing reports whether s matches no label set (it was nil, or failed to
 // compile).
-func (s Selector) Nothing() bool { return !s.everything && len(s.reqs) == 0 }
+func (s Selector) Nothing() bool { return s.reqs == nil }
 
 // Requirements returns every requirement, positive ones first. The slice is
 // shared: do not modify it.
@@ -309,12 +308,21 @@ func (s Selector) Requirements() []Requirement { return s.reqs }
 // sorted by key. A label set can only match s if it satisfies all of them, so
 // an index may post s under any one of them. The slice is shared: do not
 // modify it.
-func (s Selector) Positive() []Requirement { return s.reqs[:s.npos] }
+func (s Selector) Positive() []Requirement { return s.reqs[:s.npos()] }
+
+// npos counts the positive requirements, which come first.
+func (s Selector) npos() int {
+	n := 0
+	for n < len(s.reqs) && s.reqs[n].op.Positive() {
+		n++
+	}
+	return n
+}
 
 // HasPositive reports whether s has at least one positive requirement. A
 // selector without one (only NotIn/DoesNotExist, or {}) can match a label set
 // that has none of the keys it mentions, so an index must always check it.
-func (s Selector) HasPositive() bool { return s.npos > 0 }
+func (s Selector) HasPositive() bool { return len(s.reqs) > 0 && s.reqs[0].op.Positive() }
 
 // String renders s in apimachinery's selector syntax; "<none>" for Nothing and
 // "" for Everything, as labels.Nothing() and labels.Everything() print.
@@ -338,6 +346,5 @@ func (r Requirement) Equal(o Requirement) bool {
 // requirements in the same canonical order, so equal selectors match the
 // same label sets.
 func (s Selector) Equal(o Selector) bool {
-	return s.everything == o.everything && s.npos == o.npos &&
-		slices.EqualFunc(s.reqs, o.reqs, Requirement.Equal)
+	return (s.reqs == nil) == (o.reqs == nil) && slices.EqualFunc(s.reqs, o.reqs, Requirement.Equal)
 }

@@ -84,7 +84,7 @@ func Compile(pod *v1.Pod) (*Pending, error) {
 // compile is Compile for a checked pod whose labels hash to labelsHash
 // (mapHash), which the caller may have computed already.
 func compile(pod *v1.Pod, labelsHash uint64) (*Pending, error) {
-	t, err := matcher.CompileTerms(pod)
+	t, err := matcher.CompileRequired(pod)
 	n := len(t.Affinity) + len(t.AntiAffinity) + len(t.Spread)
 	if n > maxTerms {
 		return nil, fmt.Errorf("index: pod %s/%s has %d terms, more than %d", pod.Namespace, pod.Name, n, maxTerms)

@@ -22,11 +22,13 @@ func compileScope(c *podCompiler, names []string, nsSelector *metav1.LabelSelect
 	if len(names) == 0 && nsSelector == nil {
 		return c.ownScope(), nil
 	}
-	sel, err := CompileSelector(nsSelector)
+	sel, err := termSelector(c, nsSelector, nil, nil)
 	if err != nil {
 		return Scope{}, err
 	}
-	sc := Scope{names: slices.Compact(slices.Sorted(slices.Values(names)))}
+	sorted := c.values(names)
+	slices.Sort(sorted)
+	sc := Scope{names: slices.Compact(sorted)}
 	if !sel.Nothing() {
 		sc.selector = &sel
 	}

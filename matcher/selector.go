@@ -137,47 +137,75 @@ func Nothing() Selector { return Selector{} }
 // Exists/DoesNotExist with values, invalid key or value). Errors are prefixed
 // "matcher: " and wrap apimachinery's.
 func CompileSelector(ls *metav1.LabelSelector) (Selector, error) {
+	return termSelector(&podCompiler{}, ls, nil, nil)
+}
+
+// termSelector compiles ls ANDed with a requirement per key of match (In
+// the pod's own value) and of mismatch (NotIn it) that the pod's labels
+// carry, as kube-scheduler merges matchLabelKeys and mismatchLabelKeys. The
+// requirements and their values come from c's arenas. A nil ls stays
+// Nothing, though its keys are still validated; {} without keys is
+// Everything.
+func termSelector(c *podCompiler, ls *metav1.LabelSelector, match, mismatch []string) (Selector, error) {
+	var n int
+	if ls != nil {
+		n = len(ls.MatchLabels) + len(ls.MatchExpressions)
+	}
+	reqs := c.requirements(n + len(match) + len(mismatch))
+	if ls != nil {
+		for k, v := range ls.MatchLabels {
+			r, err := newRequirement(c, k, selection.Equals, []string{v})
+			if err != nil {
+				return Nothing(), err
+			}
+			reqs = append(reqs, r)
+		}
+		for _, e := range ls.MatchExpressions {
+			var op selection.Operator
+			switch e.Operator {
+			case metav1.LabelSelectorOpIn:
+				op = selection.In
+			case metav1.LabelSelectorOpNotIn:
+				op = selection.NotIn
+			case metav1.LabelSelectorOpExists:
+				op = selection.Exists
+			case metav1.LabelSelectorOpDoesNotExist:
+				op = selection.DoesNotExist
+			default:
+				return Nothing(), fmt.Errorf("matcher: %q is not a valid label selector operator", e.Operator)
+			}
+			r, err := newRequirement(c, e.Key, op, e.Values)
+			if err != nil {
+				return Nothing(), err
+			}
+			reqs = append(reqs, r)
+		}
+	}
+	for _, keys := range []struct {
+		keys []string
+		op   selection.Operator
+		name string
+	}{{match, selection.In, "matchLabelKeys"}, {mismatch, selection.NotIn, "mismatchLabelKeys"}} {
+		for _, key := range keys.keys {
+			if v, ok := c.pod.Labels[key]; ok {
+				r, err := newRequirement(c, key, keys.op, []string{v})
+				if err != nil {
+					return Nothing(), fmt.Errorf("%s: %w", keys.name, err)
+				}
+				reqs = append(reqs, r)
+			}
+		}
+	}
 	if ls == nil {
 		return Nothing(), nil
-	}
-	if len(ls.MatchLabels)+len(ls.MatchExpressions) == 0 {
-		return Everything(), nil
-	}
-	reqs := make([]Requirement, 0, len(ls.MatchLabels)+len(ls.MatchExpressions))
-	for k, v := range ls.MatchLabels {
-		r, err := newRequirement(k, selection.Equals, []string{v})
-		if err != nil {
-			return Nothing(), err
-		}
-		reqs = append(reqs, r)
-	}
-	for _, e := range ls.MatchExpressions {
-		var op selection.Operator
-		switch e.Operator {
-		case metav1.LabelSelectorOpIn:
-			op = selection.In
-		case metav1.LabelSelectorOpNotIn:
-			op = selection.NotIn
-		case metav1.LabelSelectorOpExists:
-			op = selection.Exists
-		case metav1.LabelSelectorOpDoesNotExist:
-			op = selection.DoesNotExist
-		default:
-			return Nothing(), fmt.Errorf("matcher: %q is not a valid label selector operator", e.Operator)
-		}
-		r, err := newRequirement(e.Key, op, e.Values)
-		if err != nil {
-			return Nothing(), err
-		}
-		reqs = append(reqs, r)
 	}
 	return newSelector(reqs), nil
 }
 
 // newRequirement validates (key, op, values) with apimachinery's own
 // labels.NewRequirement, so that exactly the same inputs are rejected, and
-// returns the compiled form.
-func newRequirement(key string, op selection.Operator, values []string) (Requirement, error) {
+// returns the compiled form, its values copied into c's arena.
+func newRequirement(c *podCompiler, key string, op selection.Operator, values []string) (Requirement, error) {
 	if !fastValid(key, op, values) {
 		// Cloned so that values does not escape: callers pass stack slices.
 		vs := slices.Clone(values)
@@ -199,7 +227,7 @@ func newRequirement(key string, op selection.Operator, values []string) (Require
 		return Requirement{}, fmt.Errorf("matcher: unsupported operator %q", op)
 	}
 	if r.op == In || r.op == NotIn {
-		r.values = slices.Clone(values)
+		r.values = c.values(values)
 		if len(r.values) > 1 {
 			slices.Sort(r.values)
 			r.values = slices.Compact(r.values)
@@ -267,16 +295,6 @@ func compareRequirements(a, b Requirement) int {
 		return int(a.op) - int(b.op)
 	}
 	return slices.Compare(a.values, b.values)
-}
-
-// with returns s ANDed with extra requirements. Nothing stays nothing.
-func (s Selector) with(extra ...Requirement) Selector {
-	if len(extra) == 0 || s.Nothing() {
-		return s
-	}
-	reqs := make([]Requirement, 0, len(s.reqs)+len(extra))
-	reqs = append(append(reqs, s.reqs...), extra...)
-	return newSelector(reqs)
 }
 
 // Matches reports whether labels satisfy every requirement of s. It does not

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/selection"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Kind says where a term comes from.
@@ -128,29 +128,65 @@ func CompileTerms(pod *v1.Pod) (*Terms, error) {
 	if pod == nil {
 		return t, errors.New("matcher: nil pod")
 	}
+	return t, t.compile(pod, true)
+}
+
+// CompileRequired is CompileTerms without the preferred terms, which never
+// make a pod unschedulable: what an index of pending pods keeps. It returns
+// the Terms by value, so that only the compiled terms themselves allocate.
+func CompileRequired(pod *v1.Pod) (Terms, error) {
+	var t Terms
+	if pod == nil {
+		return t, errors.New("matcher: nil pod")
+	}
+	err := t.compile(pod, false)
+	return t, err
+}
+
+// compile fills t from pod, with its preferred terms when preferred is set.
+// The terms share one backing array, required ones first and contiguous
+// (Required); their requirements and values share one array each.
+func (t *Terms) compile(pod *v1.Pod, preferred bool) error {
 	var paff, panti []v1.WeightedPodAffinityTerm
 	var raff, ranti []v1.PodAffinityTerm
 	if a := pod.Spec.Affinity; a != nil {
 		if a.PodAffinity != nil {
-			raff, paff = a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution
+			raff = a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+			if preferred {
+				paff = a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution
+			}
 		}
 		if a.PodAntiAffinity != nil {
-			ranti, panti = a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution, a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution
+			ranti = a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+			if preferred {
+				panti = a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution
+			}
 		}
 	}
+	c := &podCompiler{pod: pod}
 	nSpread := 0
 	for i := range pod.Spec.TopologySpreadConstraints {
-		if pod.Spec.TopologySpreadConstraints[i].WhenUnsatisfiable == v1.DoNotSchedule {
+		if sc := &pod.Spec.TopologySpreadConstraints[i]; sc.WhenUnsatisfiable == v1.DoNotSchedule {
 			nSpread++
+			c.size(sc.LabelSelector, sc.MatchLabelKeys, nil, nil, nil)
+		}
+	}
+	for _, terms := range [][]v1.PodAffinityTerm{raff, ranti} {
+		for i := range terms {
+			c.sizeTerm(&terms[i])
+		}
+	}
+	for _, terms := range [][]v1.WeightedPodAffinityTerm{paff, panti} {
+		for i := range terms {
+			c.sizeTerm(&terms[i].PodAffinityTerm)
 		}
 	}
 	n := len(raff) + len(ranti) + nSpread + len(paff) + len(panti)
 	if n == 0 {
-		return t, nil
+		return nil
 	}
-	// One backing array, required terms first and contiguous (Required).
+	c.allocate()
 	all := make([]Term, 0, n)
-	c := &podCompiler{pod: pod}
 	var errs []error
 	add := func(term Term, first *error) {
 		if term.Err != nil {
@@ -189,7 +225,7 @@ func CompileTerms(pod *v1.Pod) (*Terms, error) {
 	t.required = all[: len(raff)+len(ranti)+nSpread : len(raff)+len(ranti)+nSpread]
 	t.Affinity, t.AntiAffinity, t.Spread = cut(len(raff)), cut(len(ranti)), cut(nSpread)
 	t.PreferredAffinity, t.PreferredAntiAffinity = cut(len(paff)), cut(len(panti))
-	return t, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // CompileRequiredAntiAffinity compiles only pod's required anti-affinity
@@ -214,17 +250,76 @@ func CompileRequiredAntiAffinity(pod *v1.Pod) []Term {
 	return out
 }
 
-// podCompiler holds what the terms of one pod share while they compile.
+// podCompiler holds what the terms of one pod share while they compile: the
+// slice of the pod's own namespace that their scopes share, and two arenas,
+// sized up front (size, allocate), from which every requirement and value
+// of the pod is taken, so that a pod costs three allocations (terms,
+// requirements, values) however many terms and requirements it has. Without
+// sizing, or past it, each take allocates on its own.
 type podCompiler struct {
-	pod *v1.Pod
-	own []string // the pod's namespace as a scope's names, made once
+	pod        *v1.Pod
+	own        []string      // the pod's namespace as a scope's names, made once
+	reqs       []Requirement // arena of requirements: windows are cut from it
+	vals       []string      // arena of values
+	nreq, nval int           // what size counted
+}
+
+// size counts the requirements and values a selector with extra keys, a
+// namespace list and a namespace selector need (upper bounds: a key the
+// pod's labels lack makes no requirement).
+func (c *podCompiler) size(ls *metav1.LabelSelector, match, mismatch, names []string, nsSel *metav1.LabelSelector) {
+	for _, sel := range []*metav1.LabelSelector{ls, nsSel} {
+		if sel == nil {
+			continue
+		}
+		c.nreq += len(sel.MatchLabels) + len(sel.MatchExpressions)
+		c.nval += len(sel.MatchLabels)
+		for i := range sel.MatchExpressions {
+			c.nval += len(sel.MatchExpressions[i].Values)
+		}
+	}
+	c.nreq += len(match) + len(mismatch)
+	c.nval += len(match) + len(mismatch) + len(names)
+}
+
+func (c *podCompiler) sizeTerm(t *v1.PodAffinityTerm) {
+	c.size(t.LabelSelector, t.MatchLabelKeys, t.MismatchLabelKeys, t.Namespaces, t.NamespaceSelector)
+}
+
+// allocate makes the arenas size counted, with room for the own namespace.
+func (c *podCompiler) allocate() {
+	if c.nreq > 0 {
+		c.reqs = make([]Requirement, 0, c.nreq)
+	}
+	c.vals = make([]string, 0, c.nval+1)
+}
+
+// requirements returns an empty window of capacity n for a selector's
+// requirements.
+func (c *podCompiler) requirements(n int) []Requirement {
+	start := len(c.reqs)
+	if cap(c.reqs)-start < n {
+		return make([]Requirement, 0, n)
+	}
+	c.reqs = c.reqs[:start+n]
+	return c.reqs[start : start : start+n]
+}
+
+// values returns a copy of vs of its own capacity, nil when vs is empty.
+func (c *podCompiler) values(vs []string) []string {
+	if len(vs) == 0 {
+		return nil
+	}
+	start := len(c.vals)
+	c.vals = append(c.vals, vs...)
+	return c.vals[start:len(c.vals):len(c.vals)]
 }
 
 // ownScope returns the scope of the pod's own namespace; every term of the
 // pod shares its names slice.
 func (c *podCompiler) ownScope() Scope {
 	if c.own == nil {
-		c.own = []string{c.pod.Namespace}
+		c.own = c.values([]string{c.pod.Namespace})
 	}
 	return Scope{names: c.own}
 }
@@ -238,30 +333,11 @@ func compileAffinityTerm(c *podCompiler, src *v1.PodAffinityTerm, kind Kind, req
 			pod.Namespace, pod.Name, kind, src.TopologyKey, err)
 		return term
 	}
-	sel, err := CompileSelector(src.LabelSelector)
+	sel, err := termSelector(c, src.LabelSelector, src.MatchLabelKeys, src.MismatchLabelKeys)
 	if err != nil {
 		return fail(err)
 	}
-	var extra []Requirement
-	for _, key := range src.MatchLabelKeys {
-		if v, ok := pod.Labels[key]; ok {
-			r, err := newRequirement(key, selection.In, []string{v})
-			if err != nil {
-				return fail(fmt.Errorf("matchLabelKeys: %w", err))
-			}
-			extra = append(extra, r)
-		}
-	}
-	for _, key := range src.MismatchLabelKeys {
-		if v, ok := pod.Labels[key]; ok {
-			r, err := newRequirement(key, selection.NotIn, []string{v})
-			if err != nil {
-				return fail(fmt.Errorf("mismatchLabelKeys: %w", err))
-			}
-			extra = append(extra, r)
-		}
-	}
-	term.Selector = sel.with(extra...)
+	term.Selector = sel
 	scope, err := compileScope(c, src.Namespaces, src.NamespaceSelector)
 	if err != nil {
 		return fail(fmt.Errorf("namespaceSelector: %w", err))
@@ -279,21 +355,11 @@ func compileSpread(pc *podCompiler, c *v1.TopologySpreadConstraint) Term {
 			pod.Namespace, pod.Name, c.TopologyKey, err)
 		return term
 	}
-	sel, err := CompileSelector(c.LabelSelector)
+	sel, err := termSelector(pc, c.LabelSelector, c.MatchLabelKeys, nil)
 	if err != nil {
 		return fail(err)
 	}
-	var extra []Requirement
-	for _, key := range c.MatchLabelKeys {
-		if v, ok := pod.Labels[key]; ok {
-			r, err := newRequirement(key, selection.In, []string{v})
-			if err != nil {
-				return fail(fmt.Errorf("matchLabelKeys: %w", err))
-			}
-			extra = append(extra, r)
-		}
-	}
-	term.Selector = sel.with(extra...)
+	term.Selector = sel
 	return term
 }
 

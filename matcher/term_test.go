@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -284,6 +285,64 @@ func TestCompileTermsKinds(t *testing.T) {
 	}
 	if got := terms.Len(); got != 5 {
 		t.Errorf("Len() = %d, want 5", got)
+	}
+}
+
+// TestCompileRequired checks that CompileRequired compiles the required
+// terms exactly as CompileTerms does and no preferred ones, and that terms
+// whose requirements and values share the pod's arenas keep their own: a
+// term's sorted, de-duplicated values must not leak into the next term's.
+func TestCompileRequired(t *testing.T) {
+	in := func(key string, vals ...string) *metav1.LabelSelector {
+		return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: key, Operator: metav1.LabelSelectorOpIn, Values: vals}}}
+	}
+	pod := podWith("ns", map[string]string{"app": "web", "v": "2"}, &v1.Affinity{
+		PodAffinity: &v1.PodAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{
+				{LabelSelector: in("app", "z", "a", "z", "m"), TopologyKey: "zone", MatchLabelKeys: []string{"v"}},
+				{LabelSelector: in("tier", "b"), TopologyKey: "zone", Namespaces: []string{"y", "x", "y"}},
+			},
+			PreferredDuringSchedulingIgnoredDuringExecution: []v1.WeightedPodAffinityTerm{
+				{Weight: 7, PodAffinityTerm: v1.PodAffinityTerm{LabelSelector: in("app", "db"), TopologyKey: "region"}},
+			},
+		},
+		PodAntiAffinity: &v1.PodAntiAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{LabelSelector: in("app", "web"), TopologyKey: "hostname", MismatchLabelKeys: []string{"v"}}},
+		},
+	}, v1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: "zone", WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: in("app", "web")})
+	full, err := CompileTerms(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := CompileRequired(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.PreferredAffinity != nil || req.PreferredAntiAffinity != nil {
+		t.Errorf("CompileRequired kept preferred terms")
+	}
+	if len(req.Required()) != 4 || len(full.Required()) != 4 {
+		t.Fatalf("required terms: %d and %d, want 4", len(req.Required()), len(full.Required()))
+	}
+	for i := range req.Required() {
+		if a, b := &req.Required()[i], &full.Required()[i]; !a.Equal(b) {
+			t.Errorf("term %d: CompileRequired %v, CompileTerms %v", i, a.Selector, b.Selector)
+		}
+	}
+	want := []string{"app in (a,m,z),v in (2)", "tier in (b)", "app in (web),v notin (2)", "app in (web)"}
+	for i, w := range want {
+		if got := req.Required()[i].Selector.String(); got != w {
+			t.Errorf("term %d selector %q, want %q", i, got, w)
+		}
+	}
+	if got := req.Affinity[1].Scope.Names(); !slices.Equal(got, []string{"x", "y"}) {
+		t.Errorf("namespaces %v, want [x y]", got)
+	}
+	if got := req.Spread[0].Scope.Names(); !slices.Equal(got, []string{"ns"}) {
+		t.Errorf("spread scope %v, want [ns]", got)
+	}
+	if _, err := CompileRequired(nil); err == nil {
+		t.Errorf("CompileRequired(nil) returned no error")
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/cespare/xxhash/v2"
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/affinityq/affinityq/matcher"
@@ -36,9 +35,9 @@ type Pending struct {
 // terms, its namespace and its labels. Replicas of one workload have equal
 // rules. A shard indexes groups, not pods: each group is one rules value
 // with the pods that have it (members), and every posting names groups. The
-// replicas of a workload are thus one group (interning): the index's memory
-// and the cost of adding a replica do not grow with its terms, and a lookup
-// evaluates an event once per group.
+// replicas of a workload, found by their source (source.go), are thus one
+// group: the index's memory and the cost of adding a replica do not grow
+// with its terms, and a lookup evaluates an event once per group.
 //
 // The compiled fields are immutable. The group fields below them belong to
 // the shard that indexes the rules (owner, set once when the group is
@@ -47,15 +46,13 @@ type rules struct {
 	terms       []matcher.Term // required affinity, then required anti-affinity, then spread
 	nAff, nAnti uint16
 	flags       pendingFlags
-	reachesOut  bool // a term reaches beyond ns (a listed namespace or a selector), or a term failed
-	hash        uint64
+	reachesOut  bool   // a term reaches beyond ns (a listed namespace or a selector), or a term failed
+	id          uint32 // the group's slot in owner.groups while it has members (a group field, below)
 	ns          string
 	labels      map[string]string
 
 	owner   *shard     // the shard whose group these rules are; nil for freshly compiled rules
-	id      uint32     // the group's slot in owner.groups while it has members
 	members []*Pending // the indexed pods of the group; none once it is dropped
-	next    *rules     // next rules with the same hash in owner's intern table
 	src     uint64     // the hash of rep's source, under which owner.sources holds the group
 	rep     *Pending   // the member whose source the group is found by (source.go); nil if none
 }
@@ -78,12 +75,11 @@ func Compile(pod *v1.Pod) (*Pending, error) {
 	if err := checkPod(pod); err != nil {
 		return nil, err
 	}
-	return compile(pod, mapHash(pod.Labels))
+	return compile(pod)
 }
 
-// compile is Compile for a checked pod whose labels hash to labelsHash
-// (mapHash), which the caller may have computed already.
-func compile(pod *v1.Pod, labelsHash uint64) (*Pending, error) {
+// compile is Compile for a checked pod.
+func compile(pod *v1.Pod) (*Pending, error) {
 	t, err := matcher.CompileRequired(pod)
 	n := len(t.Affinity) + len(t.AntiAffinity) + len(t.Spread)
 	if n > maxTerms {
@@ -104,7 +100,6 @@ func compile(pod *v1.Pod, labelsHash uint64) (*Pending, error) {
 			r.reachesOut = r.reachesOut || r.terms[i].Err == nil
 		}
 	}
-	r.hash = r.hashWith(labelsHash)
 	p := &Pending{pod: pod, rules: r}
 	if r.flags != 0 {
 		p.err = fmt.Errorf("index: pod %s/%s kept and always checked: %w", pod.Namespace, pod.Name, err)
@@ -147,55 +142,14 @@ func (r *rules) affinity() []matcher.Term { return r.terms[:r.nAff] }
 func (r *rules) anti() []matcher.Term     { return r.terms[r.nAff : r.nAff+r.nAnti] }
 func (r *rules) spread() []matcher.Term   { return r.terms[r.nAff+r.nAnti:] }
 
-// internable reports whether r may be shared: rules with failed terms are
+// shareable reports whether r may be shared: rules with failed terms are
 // kept per pod (their errors name the pod).
-func (r *rules) internable() bool { return r.flags == 0 }
+func (r *rules) shareable() bool { return r.flags == 0 }
 
 // equal reports whether r and o have the same terms, namespace and labels,
 // and so the same effect for every event.
 func (r *rules) equal(o *rules) bool {
-	return r.hash == o.hash && r.ns == o.ns && r.nAff == o.nAff && r.nAnti == o.nAnti &&
+	return r.ns == o.ns && r.nAff == o.nAff && r.nAnti == o.nAnti &&
 		r.flags == o.flags && maps.Equal(r.labels, o.labels) &&
 		slices.EqualFunc(r.terms, o.terms, func(a, b matcher.Term) bool { return a.Equal(&b) })
-}
-
-// computeHash hashes what equal compares. Labels are combined order-free, as
-// map iteration order is random.
-func (r *rules) computeHash() uint64 { return r.hashWith(mapHash(r.labels)) }
-
-// hashWith is computeHash with the labels' hash given.
-func (r *rules) hashWith(labelsHash uint64) uint64 {
-	h := xxhash.Sum64String(r.ns)
-	str := func(s string) { h = mix(h, xxhash.Sum64String(s)) }
-	num := func(n int) { h = mix(h, uint64(n)) }
-	sel := func(s matcher.Selector) {
-		switch {
-		case s.Everything():
-			num(1)
-		case s.Nothing():
-			num(2)
-		}
-		num(len(s.Requirements()))
-		for _, q := range s.Requirements() {
-			str(q.Key())
-			num(int(q.Operator()))
-			num(len(q.Values()))
-			for _, v := range q.Values() {
-				str(v)
-			}
-		}
-	}
-	num(len(r.terms))
-	for i := range r.terms {
-		t := &r.terms[i]
-		num(int(t.Kind))
-		str(t.TopologyKey)
-		sel(t.Selector)
-		num(len(t.Scope.Names()))
-		for _, n := range t.Scope.Names() {
-			str(n)
-		}
-		sel(t.Scope.Selector())
-	}
-	return mix(h, labelsHash)
 }

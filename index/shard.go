@@ -78,8 +78,9 @@ func (it *topoItem) empty() bool { return it.aff.len()+it.anti.len()+it.spread.l
 //     g.members[p.at] == p; pods counts the members;
 //   - groups[id] == g != nil  ⇔  g.owner == s, g.id == id and g has at
 //     least one member; free holds exactly the nil ids, once each;
-//   - rules (the intern table) holds exactly the live groups whose rules
-//     compiled (internable), each under its hash, no two equal;
+//   - sources maps the source hash of each live group's representative,
+//     a member of it, to the group (source.go); a group without one is not
+//     in sources;
 //   - terms, use, wide, labels, nsPods, errs, anti, nsSel and topo hold
 //     exactly what indexGroup derives from the live groups, and no empty
 //     posting; foreign counts the live groups that reach out.
@@ -89,7 +90,6 @@ type shard struct {
 	pods    int               // indexed pods (members of the live groups)
 	groups  []*rules          // live groups by id; nil for free ids
 	free    []uint32          // free group ids
-	rules   map[uint64]*rules // interned groups by rules hash, chained through rules.next
 	sources map[uint64]*rules // groups by their representative's source hash (source.go)
 
 	terms  postingMap[uint64] // required terms by anchor (reverse index), by postKey.hash
@@ -112,7 +112,6 @@ type shard struct {
 
 func newShard() *shard {
 	return &shard{
-		rules:   map[uint64]*rules{},
 		sources: map[uint64]*rules{},
 		terms:   postingMap[uint64]{},
 		use:     map[string]keyUse{},
@@ -292,43 +291,54 @@ func (s *shard) insertLocked(p, old *Pending, owned bool, threshold int) *Pendin
 	if owned && p.rules.owner == nil {
 		p.rules.owner = s // published to others only through the shard, under s.mu
 	}
-	g := s.groupFor(p.rules, threshold)
+	src := p.src
+	if src == 0 && p.rules.shareable() {
+		src = sourceHash(p.pod, mapHash(p.pod.Labels)) // compiled by the package's Compile
+	}
+	g := s.groupFor(p, src, threshold)
 	kept := p
 	if !owned {
-		kept = &Pending{pod: p.pod, err: p.err, tag: p.tag, src: p.src}
+		kept = &Pending{pod: p.pod, err: p.err, tag: p.tag}
 	}
+	kept.src = src
 	kept.rules, kept.at = g, uint32(len(g.members))
 	g.members = append(g.members, kept)
 	s.pods++
-	if kept.src != 0 {
-		s.remember(g, kept, kept.src)
-	}
+	s.remember(g, kept)
 	return kept
 }
 
-// groupFor returns the live group a pod with rules r joins, creating it
-// when there is none: r itself when it is one of s's live groups (the
-// rules of a pod indexed here, or found by Index.Compile), else the
-// interned group with equal rules, else a new group. Rules that failed to
-// compile are never shared: each such pod has a group of its own.
-func (s *shard) groupFor(r *rules, threshold int) *rules {
-	// owner is immutable once set, so reading it is safe even when r
-	// belongs to another shard or index; the group fields are only read
-	// when it is s.
-	if r.owner == s && len(r.members) > 0 && r.internable() {
+// groupFor returns the live group p, whose source hashes to src, joins,
+// creating it when there is none: p's rules when they are one of s's live
+// groups (found by Index.Compile, or the rules of a pod indexed here), else
+// the group remembered under p's source (a pod compiled elsewhere, or
+// whose group is in another shard than its namespace's), else a new group.
+// Rules that failed to compile are never shared: each such pod has a group
+// of its own.
+func (s *shard) groupFor(p *Pending, src uint64, threshold int) *rules {
+	// owner is immutable once set, so reading it is safe even when the
+	// rules belong to another shard or index; the group fields are only
+	// read when it is s.
+	r := p.rules
+	if !r.shareable() {
+		return s.newGroup(r, threshold)
+	}
+	if r.owner == s && len(r.members) > 0 {
 		return r
 	}
-	if r.internable() {
-		for x := s.rules[r.hash]; x != nil; x = x.next {
-			if x == r || x.equal(r) {
-				return x
-			}
-		}
+	if g := s.sources[src]; g != nil && g != r && sameSource(p.pod, g.rep.pod) {
+		return g
 	}
+	return s.newGroup(r, threshold)
+}
+
+// newGroup makes a group of r, or of a copy of r when r is not s's to
+// take: another shard's, or a live group (the failed rules of another pod).
+func (s *shard) newGroup(r *rules, threshold int) *rules {
 	if r.owner != s || len(r.members) > 0 {
 		c := &rules{}
 		*c = *r
-		c.owner, c.members, c.next = s, nil, nil
+		c.owner, c.members, c.src, c.rep = s, nil, 0, nil
 		r = c
 	}
 	// r is now s's and has no members: a new group, or a dropped one that
@@ -340,10 +350,6 @@ func (s *shard) groupFor(r *rules, threshold int) *rules {
 	} else {
 		r.id = uint32(len(s.groups))
 		s.groups = append(s.groups, r)
-	}
-	if r.internable() {
-		r.next = s.rules[r.hash]
-		s.rules[r.hash] = r
 	}
 	if r.reachesOut {
 		s.foreign.Add(1)
@@ -364,15 +370,21 @@ func (s *shard) remove(p *Pending, threshold int) {
 func (s *shard) removeLocked(p *Pending, threshold int) {
 	s.pods--
 	g := p.rules
-	if g.rep == p {
-		s.forget(g)
-	}
 	last := len(g.members) - 1
-	if m := g.members[last]; m != p {
+	m := g.members[last]
+	if m != p {
 		g.members[p.at], m.at = m, p.at
 	}
 	g.members[last] = nil
 	g.members = g.members[:last]
+	if g.rep == p {
+		s.forget(g)
+		if last > 0 {
+			// Another replica represents the group, so that the next one
+			// still finds it by its source.
+			s.remember(g, m)
+		}
+	}
 	switch {
 	case last == 0:
 		s.dropGroup(g, threshold)
@@ -386,28 +398,12 @@ func (s *shard) removeLocked(p *Pending, threshold int) {
 // the embedder kept still evaluate with them.
 func (s *shard) dropGroup(g *rules, threshold int) {
 	s.indexGroup(g, g.id, false, threshold)
-	if g.internable() {
-		if head := s.rules[g.hash]; head == g {
-			if g.next == nil {
-				delete(s.rules, g.hash)
-			} else {
-				s.rules[g.hash] = g.next
-			}
-		} else {
-			for x := head; x != nil; x = x.next {
-				if x.next == g {
-					x.next = g.next
-					break
-				}
-			}
-		}
-	}
 	if g.reachesOut {
 		s.foreign.Add(-1)
 	}
 	s.groups[g.id] = nil
 	s.free = append(s.free, g.id)
-	g.members, g.next = nil, nil
+	g.members = nil
 }
 
 // lookup appends to dst the hits of e among the shard's pods, using *scratch

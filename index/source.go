@@ -16,12 +16,15 @@ import (
 // of one member (the group's representative) under the source's hash, and a
 // pod whose source equals it takes the group's compiled rules instead of
 // compiling its own: adding a replica then costs one hash and one
-// comparison of its spec, not a compilation.
+// comparison of its spec, not a compilation. The source is also how a
+// shard groups pods: two pods are in one group when they have the same
+// source (pods whose specs differ, however little, have groups of their
+// own, even when their rules compile equal).
 //
 // The comparison is exact, so a hash collision only costs a compilation.
 // Only groups whose rules compiled are remembered (failed rules name their
-// pod in their errors), and only in the shard the pod's namespace maps to:
-// a pod whose terms reach into other namespaces is compiled every time.
+// pod in their errors). When a representative leaves, another member takes
+// its place.
 
 // Compile is the package function Compile, except that a pod with the same
 // source as a pod indexed in ix (see above) gets that pod's compiled rules
@@ -30,21 +33,21 @@ func (ix *Index) Compile(pod *v1.Pod) (*Pending, error) {
 	if err := checkPod(pod); err != nil {
 		return nil, err
 	}
-	labelsHash := mapHash(pod.Labels)
-	src := sourceHash(pod, labelsHash)
-	s := ix.shards[ix.homeShard(pod.Namespace)]
-	s.mu.RLock()
-	g := s.sources[src]
-	if g != nil && !sameSource(pod, g.rep.pod) {
-		g = nil
+	src := sourceHash(pod, mapHash(pod.Labels))
+	// The pod's group is in its namespace's shard, or in shard 0 if its
+	// rules reach into other namespaces (placement), which only compiling
+	// would tell.
+	home := ix.homeShard(pod.Namespace)
+	g := ix.shards[home].source(pod, src)
+	if g == nil && home != 0 && ix.shards[0].foreign.Load() > 0 {
+		g = ix.shards[0].source(pod, src)
 	}
-	s.mu.RUnlock()
 	if g != nil {
 		// g may lose its last member before the insert; its rules stay valid
 		// for pod, and the shard indexes them again (groupFor).
 		return &Pending{pod: pod, rules: g, src: src}, nil
 	}
-	p, err := compile(pod, labelsHash)
+	p, err := compile(pod)
 	if err != nil {
 		return nil, err
 	}
@@ -52,17 +55,28 @@ func (ix *Index) Compile(pod *v1.Pod) (*Pending, error) {
 	return p, nil
 }
 
+// source returns the group remembered under src if its representative has
+// the same source as pod, nil otherwise.
+func (s *shard) source(pod *v1.Pod, src uint64) *rules {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if g := s.sources[src]; g != nil && sameSource(pod, g.rep.pod) {
+		return g
+	}
+	return nil
+}
+
 // remember makes the member kept of g the representative of its source,
-// hashed src, unless g has one or another group holds src.
-func (s *shard) remember(g *rules, kept *Pending, src uint64) {
-	if g.rep != nil || !g.internable() || g.reachesOut {
+// unless g has one or another group holds that source's hash.
+func (s *shard) remember(g *rules, kept *Pending) {
+	if g.rep != nil || !g.shareable() || kept.src == 0 {
 		return
 	}
-	if _, taken := s.sources[src]; taken {
+	if _, taken := s.sources[kept.src]; taken {
 		return
 	}
-	s.sources[src] = g
-	g.src, g.rep = src, kept
+	s.sources[kept.src] = g
+	g.src, g.rep = kept.src, kept
 }
 
 // forget drops g's representative, which is leaving g or g the shard.

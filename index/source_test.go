@@ -95,9 +95,11 @@ func TestSameSource(t *testing.T) {
 }
 
 // TestCompileReusesRules checks that a replica of an indexed pod gets its
-// group's rules without compiling, that the group is found again after its
-// representative leaves, and that a pod reaching into other namespaces, or
-// with failed terms, is compiled every time.
+// group's rules without compiling, also when the group is in shard 0 (its
+// terms reach into other namespaces) and after its representative leaves
+// (another member takes its place); that pods compiled by the package's
+// Compile join the group of their source; and that a pod with failed
+// terms is compiled every time and never shares.
 func TestCompileReusesRules(t *testing.T) {
 	ix := New(WithShards(4))
 	replica := func(i int) *v1.Pod {
@@ -119,14 +121,12 @@ func TestCompileReusesRules(t *testing.T) {
 	if err := ix.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	if p, _ := ix.Compile(replica(2)); p.rules != first.rules {
+		t.Error("the group is not found once its representative left")
+	}
+	ix.Remove(replica(1).UID) // the group is dropped
 	if p, _ := ix.Compile(replica(2)); p.rules == first.rules {
-		t.Error("the group is found by the source of a pod that left")
-	}
-	if err := ix.Add(replica(2)); err != nil { // compiled, joins, represents
-		t.Fatal(err)
-	}
-	if p, _ := ix.Compile(replica(3)); p.rules != first.rules {
-		t.Error("the group's new representative does not find it")
+		t.Error("a dropped group is found by its source")
 	}
 	if err := ix.Validate(); err != nil {
 		t.Fatal(err)
@@ -138,15 +138,27 @@ func TestCompileReusesRules(t *testing.T) {
 	bad := func(name string) *v1.Pod {
 		return pod(name, withAffinity(term("zone", sel(metav1.LabelSelectorRequirement{Key: "a", Operator: "Bogus"}))))
 	}
-	for _, mk := range []func(string) *v1.Pod{wide, bad} {
-		if err := ix.Add(mk("one")); err != nil {
+	for _, c := range []struct {
+		mk    func(string) *v1.Pod
+		share bool
+	}{{wide, true}, {bad, false}} {
+		if err := ix.Add(c.mk("one")); err != nil {
 			t.Fatal(err)
 		}
-		kept, _ := ix.Get(mk("one").UID)
-		if p, _ := ix.Compile(mk("two")); p.rules == kept.rules {
-			t.Errorf("%s: rules reused for a pod that is never looked up by source", kept.pod.Name)
+		kept, _ := ix.Get(c.mk("one").UID)
+		if p, _ := ix.Compile(c.mk("two")); (p.rules == kept.rules) != c.share {
+			t.Errorf("%s: rules reused %v, want %v", kept.pod.Name, p.rules == kept.rules, c.share)
 		}
-		ix.Remove(kept.pod.UID)
+		// A pod compiled without the index joins the group of its source.
+		p, err := Compile(c.mk("three"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ix.Insert(p); (got.rules == kept.rules) != c.share {
+			t.Errorf("%s: a pod compiled by the package joins the group %v, want %v", kept.pod.Name, got.rules == kept.rules, c.share)
+		}
+		ix.Remove(c.mk("one").UID)
+		ix.Remove(c.mk("three").UID)
 	}
 	if err := ix.Validate(); err != nil {
 		t.Fatal(err)

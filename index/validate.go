@@ -53,26 +53,6 @@ func (s *shard) validateLocked(threshold int) error {
 		fail("foreign = %d, want %d", got, foreign)
 	}
 
-	interned := 0
-	for h, r := range s.rules {
-		for ; r != nil; r = r.next {
-			interned++
-			if r.hash != h {
-				fail("rules with hash %#x chained under %#x", r.hash, h)
-			}
-			if r.owner != s || s.groups[r.id] != r || !r.internable() {
-				fail("interned rules %#x are not a live internable group", h)
-			}
-			if x := r.computeHash(); x != r.hash {
-				fail("interned rules hash %#x, recomputed %#x", r.hash, x)
-			}
-			for o := r.next; o != nil; o = o.next {
-				if o.equal(r) {
-					fail("equal rules interned twice under %#x", h)
-				}
-			}
-		}
-	}
 	for src, g := range s.sources {
 		switch {
 		case g.owner != s || s.groups[g.id] != g:
@@ -89,17 +69,10 @@ func (s *shard) validateLocked(threshold int) error {
 			}
 		}
 	}
-	internable := 0
 	for _, g := range s.groups {
 		if g != nil && g.rep != nil && s.sources[g.src] != g {
 			fail("group %d has a representative but the shard does not find it by source %#x", g.id, g.src)
 		}
-		if g != nil && g.internable() {
-			internable++
-		}
-	}
-	if interned != internable {
-		fail("%d interned rules, %d internable groups", interned, internable)
 	}
 
 	want := newShard()

@@ -112,6 +112,7 @@ type prepared struct {
 	// labels, and their required anti-affinity terms (for symmetry).
 	qo, qn           *v1.Pod
 	ns               string
+	nsHash           uint64 // strHash(ns)
 	nsLabels         map[string]string
 	oldAnti, newAnti []matcher.Term
 	labelsChanged    bool
@@ -155,6 +156,7 @@ func prepare(e *prepared, ev *Event, lookupNS NamespaceLabels) {
 			q = e.qo
 		}
 		e.ns = q.Namespace
+		e.nsHash = strHash(e.ns)
 		e.nsLabels = e.labelsOf(e.ns)
 		e.oldAnti = matcher.CompileRequiredAntiAffinity(e.qo)
 		e.newAnti = matcher.CompileRequiredAntiAffinity(e.qn)

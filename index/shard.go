@@ -29,24 +29,33 @@ type postKey struct {
 	exists       bool
 }
 
-// hash returns the map key of k, without allocating. It is computed in
-// steps (keyHash, then valueHash or existsHash) so that indexGroup hashes a
-// namespace and a key once for all the postings under them.
+// hash returns the map key of k, without allocating. It is composed from
+// the strings' own hashes (strHash) by postHash, so that callers hash a
+// namespace, a key or a value once for all the postings that share it.
 func (k postKey) hash() uint64 {
-	h := keyHash(xxhash.Sum64String(k.ns), k.key)
-	if k.exists {
-		return existsHash(h)
+	var val uint64
+	if !k.exists {
+		val = strHash(k.val)
 	}
-	return valueHash(h, k.val)
+	return postHash(strHash(k.ns), strHash(k.key), val, k.exists)
 }
 
-// keyHash, valueHash and existsHash compose postKey.hash: nsHash is
-// xxhash of the namespace.
-func keyHash(nsHash uint64, key string) uint64 { return mix(nsHash, xxhash.Sum64String(key)) }
-func valueHash(keyHash uint64, val string) uint64 {
-	return mix(keyHash, xxhash.Sum64String(val))
+// strHash is the hash of one string of a postKey.
+func strHash(s string) uint64 { return xxhash.Sum64String(s) }
+
+// postHash composes postKey.hash from the hashes of the namespace, the key
+// and the value (ignored when exists).
+func postHash(ns, key, val uint64, exists bool) uint64 {
+	h := mix(ns, key)
+	if exists {
+		return mix(h, 1)
+	}
+	return mix(h, val)
 }
-func existsHash(keyHash uint64) uint64 { return mix(keyHash, 1) }
+
+// emptyHash is strHash(""): the namespace of selector-scoped terms and the
+// key of terms without a positive requirement.
+var emptyHash = strHash("")
 
 // mix combines two hashes, order-dependently.
 func mix(a, b uint64) uint64 {
@@ -54,7 +63,9 @@ func mix(a, b uint64) uint64 {
 }
 
 // keyUse counts the postings of shard.terms with one label key, so that a
-// lookup skips, with one map probe, the labels no term is anchored at.
+// lookup skips, with one map probe, the labels no term is anchored at. The
+// counts are kept by the key's strHash: keys that collide add up, which
+// only makes a lookup probe postings it could have skipped.
 type keyUse struct{ in, exists int32 } // anchor entries with the key, by operator
 
 // topoItem lists the pods with a required term on one topology key.
@@ -93,7 +104,7 @@ type shard struct {
 	sources map[uint64]*rules // groups by their representative's source hash (source.go)
 
 	terms  postingMap[uint64] // required terms by anchor (reverse index), by postKey.hash
-	use    map[string]keyUse  // how many terms postings each label key has ("" for the always-checked)
+	use    map[uint64]keyUse  // how many terms postings each label key has, by its strHash (emptyHash for the always-checked)
 	wide   int                // anchor entries with ns == "" (namespace-selector scopes)
 	labels postingMap[uint64] // pending pods' own labels (forward index, for symmetry), by postKey.hash
 	nsPods postingMap[string] // groups by namespace
@@ -114,7 +125,7 @@ func newShard() *shard {
 	return &shard{
 		sources: map[uint64]*rules{},
 		terms:   postingMap[uint64]{},
-		use:     map[string]keyUse{},
+		use:     map[uint64]keyUse{},
 		labels:  postingMap[uint64]{},
 		nsPods:  postingMap[string]{},
 		topo:    btree.NewG(8, topoLess),
@@ -183,8 +194,8 @@ func (s *shard) indexGroup(g *rules, id uint32, add bool, threshold int) {
 	// editTerm is editIn on s.terms, keeping use and wide in step. They
 	// count anchor entries, not map entries, so that a hash collision
 	// between two keys cannot hide either.
-	editTerm := func(h uint64, key string, exists, wide bool) {
-		editIn(s.terms, h)
+	editTerm := func(ns, key, val uint64, exists, wide bool) {
+		editIn(s.terms, postHash(ns, key, val, exists))
 		u := s.use[key]
 		if exists {
 			u.exists += delta
@@ -200,12 +211,12 @@ func (s *shard) indexGroup(g *rules, id uint32, add bool, threshold int) {
 			s.wide += int(delta)
 		}
 	}
-	ownHash := xxhash.Sum64String(g.ns)
+	ownHash := strHash(g.ns)
 	nsHash := func(ns string) uint64 {
 		if ns == g.ns {
 			return ownHash
 		}
-		return xxhash.Sum64String(ns)
+		return strHash(ns)
 	}
 	editTopo := func(t *matcher.Term) {
 		s.probe.key = t.TopologyKey
@@ -238,16 +249,19 @@ func (s *shard) indexGroup(g *rules, id uint32, add bool, threshold int) {
 			continue // matches no pod; an error is covered by errs
 		}
 		r, ok := anchor(t.Selector)
+		// The same keys as postKey{ns, key, val, exists}.hash(); a term
+		// without a positive requirement has key and value "".
+		key := strHash(r.Key())
 		post := func(ns string) {
-			// The same keys as postKey{ns, key, val, exists}.hash().
-			switch kh := keyHash(nsHash(ns), r.Key()); {
+			nh := nsHash(ns)
+			switch {
 			case !ok:
-				editTerm(valueHash(kh, ""), "", false, ns == "")
+				editTerm(nh, key, emptyHash, false, ns == "")
 			case r.Operator() == matcher.Exists:
-				editTerm(existsHash(kh), r.Key(), true, ns == "")
+				editTerm(nh, key, 0, true, ns == "")
 			default:
 				for _, v := range r.Values() {
-					editTerm(valueHash(kh, v), r.Key(), false, ns == "")
+					editTerm(nh, key, strHash(v), false, ns == "")
 				}
 			}
 		}
@@ -260,9 +274,9 @@ func (s *shard) indexGroup(g *rules, id uint32, add bool, threshold int) {
 		}
 	}
 	for k, v := range g.labels {
-		kh := keyHash(ownHash, k)
-		editIn(s.labels, valueHash(kh, v))
-		editIn(s.labels, existsHash(kh))
+		kh := strHash(k)
+		editIn(s.labels, postHash(ownHash, kh, strHash(v), false))
+		editIn(s.labels, postHash(ownHash, kh, 0, true))
 	}
 	if add {
 		s.nsPods.add(g.ns, id, threshold)
@@ -439,14 +453,14 @@ func (s *shard) candidates(c []uint32, e *prepared) []uint32 {
 	switch e.kind {
 	case AssignedPodAdd, AssignedPodUpdate, AssignedPodDelete:
 		if e.qn != nil {
-			c = s.podCandidates(c, e.ns, e.qn.Labels, nil)
+			c = s.podCandidates(c, e.nsHash, e.qn.Labels, nil)
 		}
 		if e.qo != nil {
 			var skip map[string]string
 			if e.qn != nil {
 				skip = e.qn.Labels // labels both versions carry were looked up already
 			}
-			c = s.podCandidates(c, e.ns, e.qo.Labels, skip)
+			c = s.podCandidates(c, e.nsHash, e.qo.Labels, skip)
 		}
 		c = s.symmetricCandidates(c, e, e.oldAnti)
 		c = s.symmetricCandidates(c, e, e.newAnti)
@@ -458,14 +472,15 @@ func (s *shard) candidates(c []uint32, e *prepared) []uint32 {
 	return c
 }
 
-// podCandidates appends the pods with a term that an assigned pod in ns with
-// labels may satisfy: terms anchored at one of its labels, and terms without
-// a positive requirement. Labels whose value equals skip's are left out, and
-// so are the always-checked terms when skip is set: the lookup for the other
-// version of the pod has them already.
-func (s *shard) podCandidates(c []uint32, ns string, labels, skip map[string]string) []uint32 {
+// podCandidates appends the pods with a term that an assigned pod in the
+// namespace hashed ns with labels may satisfy: terms anchored at one of its
+// labels, and terms without a positive requirement. Labels whose value
+// equals skip's are left out, and so are the always-checked terms when skip
+// is set: the lookup for the other version of the pod has them already.
+func (s *shard) podCandidates(c []uint32, ns uint64, labels, skip map[string]string) []uint32 {
 	for k, v := range labels {
-		u, ok := s.use[k]
+		kh := strHash(k)
+		u, ok := s.use[kh]
 		if !ok {
 			continue
 		}
@@ -473,25 +488,25 @@ func (s *shard) podCandidates(c []uint32, ns string, labels, skip map[string]str
 			continue
 		}
 		if u.in > 0 {
-			c = s.appendTerms(c, postKey{ns: ns, key: k, val: v})
+			c = s.appendTerms(c, ns, kh, strHash(v), false)
 		}
 		if u.exists > 0 {
-			c = s.appendTerms(c, postKey{ns: ns, key: k, exists: true})
+			c = s.appendTerms(c, ns, kh, 0, true)
 		}
 	}
-	if skip == nil && s.use[""].in > 0 {
-		c = s.appendTerms(c, postKey{ns: ns})
+	if skip == nil && s.use[emptyHash].in > 0 {
+		c = s.appendTerms(c, ns, emptyHash, emptyHash, false)
 	}
 	return c
 }
 
-// appendTerms appends the terms posting k, and its selector-scoped
-// counterpart with ns "" when there are such postings.
-func (s *shard) appendTerms(c []uint32, k postKey) []uint32 {
-	c = s.terms.appendTo(c, k.hash())
+// appendTerms appends the terms posting of the namespace, key and value
+// hashed ns, key and val (postHash), and its selector-scoped counterpart,
+// with namespace "", when there are such postings.
+func (s *shard) appendTerms(c []uint32, ns, key, val uint64, exists bool) []uint32 {
+	c = s.terms.appendTo(c, postHash(ns, key, val, exists))
 	if s.wide > 0 {
-		k.ns = ""
-		c = s.terms.appendTo(c, k.hash())
+		c = s.terms.appendTo(c, postHash(emptyHash, key, val, exists))
 	}
 	return c
 }

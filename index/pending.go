@@ -85,7 +85,15 @@ func compile(pod *v1.Pod) (*Pending, error) {
 	if n > maxTerms {
 		return nil, fmt.Errorf("index: pod %s/%s has %d terms, more than %d", pod.Namespace, pod.Name, n, maxTerms)
 	}
-	r := &rules{nAff: uint16(len(t.Affinity)), nAnti: uint16(len(t.AntiAffinity)), ns: pod.Namespace, labels: pod.Labels}
+	// A compiled pod and its rules are allocated together: for a pod that
+	// founds a group (a unique pod, a workload's first replica) they live
+	// as long as each other.
+	both := &struct {
+		p Pending
+		r rules
+	}{}
+	p, r := &both.p, &both.r
+	*r = rules{nAff: uint16(len(t.Affinity)), nAnti: uint16(len(t.AntiAffinity)), ns: pod.Namespace, labels: pod.Labels}
 	r.terms = t.Required()
 	if t.AffinityErr() != nil {
 		r.flags |= affinityErr
@@ -100,7 +108,7 @@ func compile(pod *v1.Pod) (*Pending, error) {
 			r.reachesOut = r.reachesOut || r.terms[i].Err == nil
 		}
 	}
-	p := &Pending{pod: pod, rules: r}
+	p.pod, p.rules = pod, r
 	if r.flags != 0 {
 		p.err = fmt.Errorf("index: pod %s/%s kept and always checked: %w", pod.Namespace, pod.Name, err)
 	}

@@ -85,6 +85,13 @@ func (p *posting) len() int {
 	return len(p.small)
 }
 
+func (p *posting) empty() bool {
+	if p.big != nil {
+		return p.big.IsEmpty()
+	}
+	return len(p.small) == 0
+}
+
 func (p *posting) contains(x uint32) bool {
 	if p.big != nil {
 		return p.big.Contains(x)

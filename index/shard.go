@@ -76,7 +76,7 @@ type topoItem struct {
 
 func topoLess(a, b *topoItem) bool { return a.key < b.key }
 
-func (it *topoItem) empty() bool { return it.aff.len()+it.anti.len()+it.spread.len() == 0 }
+func (it *topoItem) empty() bool { return it.aff.empty() && it.anti.empty() && it.spread.empty() }
 
 // shard is a complete index of the pending pods placed in it (see
 // Index.placement). Its postings name groups (rules shared by pods, see

@@ -26,13 +26,14 @@
 // failed to compile, which share shard 0; a locator, sharded by xxhash of
 // the UID, records each pod's shard for Remove and Get. Within a shard:
 //
-//   - pods are grouped by their compiled rules (terms, namespace and
-//     labels): the replicas of a workload are one group, which holds the
-//     rules once and lists its member pods. Each group has a dense uint32
-//     id (a free list reuses them), and every posting list is a set of
-//     group ids: held in its map's value while it has one group (most
-//     postings: a unique label value, one workload's selector), then a
-//     sorted slice, then a roaring bitmap above WithPostingThreshold
+//   - pods are grouped by their source, the fields of the pod their rules
+//     come from (namespace, labels, required terms, spread constraints;
+//     source.go): the replicas of a workload are one group, which holds
+//     the compiled rules once and lists its member pods. Each group has a
+//     dense uint32 id (a free list reuses them), and every posting list is
+//     a set of group ids: held in its map's value while it has one group
+//     (most postings: a unique label value, one workload's selector), then
+//     a sorted slice, then a roaring bitmap above WithPostingThreshold
 //     (DefaultPostingThreshold). Adding a replica of an indexed workload
 //     appends it to its group and edits no posting;
 //   - each required term is posted once per namespace of its scope under an
@@ -71,10 +72,12 @@
 // visit every shard's namespace-selector groups. Add hashes the fields of
 // the pod its rules come from (Index.Compile); when they equal those of a
 // group's representative the pod takes the group's rules, otherwise it is
-// compiled (validating every selector). A pod with the rules of an indexed
-// group joins it; otherwise a new group edits one posting per term, two per
-// label and one per topology key. Remove leaves the group, and the last
-// member to leave edits the same postings back.
+// compiled (validating every selector; a pod's terms, their requirements
+// and their values take three allocations). A pod with the source of an
+// indexed group joins it; otherwise a new group edits one posting per term,
+// two per label and one per topology key (a posting of one group lives in
+// its map entry and allocates nothing). Remove leaves the group, and the
+// last member to leave edits the same postings back.
 //
 // # Concurrency and invariants
 //

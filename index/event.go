@@ -53,7 +53,7 @@ type Hit struct {
 	Pod        *v1.Pod
 	Relation   RuleSet
 	Transition RuleSet
-	Tag        any // the indexed Pending's tag (Pending.WithTag), nil if none
+	Tag        any // the indexed Pending's tag (Pending.WithTag, Index.InsertWithTag), nil if none
 }
 
 // EventKind names the cluster events the index answers for.

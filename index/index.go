@@ -122,7 +122,7 @@ func (ix *Index) Add(pod *v1.Pod) error {
 	if err != nil {
 		return err
 	}
-	ix.insert(p, true)
+	ix.insert(p, true, nil)
 	return nil
 }
 
@@ -134,11 +134,15 @@ func (ix *Index) Add(pod *v1.Pod) error {
 // pod in flight) saves memory by keeping that one; it stays valid after the
 // pod is removed. A p from ix.Compile shares the rules of an indexed pod
 // with the same spec when there is one.
-func (ix *Index) Insert(p *Pending) *Pending { return ix.insert(p, false) }
+func (ix *Index) Insert(p *Pending) *Pending { return ix.insert(p, false, p.tag) }
 
-// insert is Insert; owned says that p and its rules are the caller's to
-// give away (see shard.insertLocked).
-func (ix *Index) insert(p *Pending, owned bool) *Pending {
+// InsertWithTag is Insert(p.WithTag(tag)) without the intermediate copy:
+// the Pending the index keeps carries tag.
+func (ix *Index) InsertWithTag(p *Pending, tag any) *Pending { return ix.insert(p, false, tag) }
+
+// insert is Insert with the kept Pending's tag given; owned says that p
+// and its rules are the caller's to give away (see shard.insertLocked).
+func (ix *Index) insert(p *Pending, owned bool, tag any) *Pending {
 	uid := p.pod.UID
 	loc := ix.locOf(uid)
 	loc.mu.Lock()
@@ -150,7 +154,7 @@ func (ix *Index) insert(p *Pending, owned bool) *Pending {
 		old = nil
 	}
 	s.mu.Lock()
-	kept := s.insertLocked(p, old, owned, ix.threshold)
+	kept := s.insertLocked(p, old, owned, tag, ix.threshold)
 	s.mu.Unlock()
 	loc.m[uid] = kept
 	return kept

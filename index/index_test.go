@@ -219,10 +219,26 @@ func TestGroups(t *testing.T) {
 		t.Errorf("a removed pod's Pending evaluates to %v, want InterPodAffinity", rel)
 	}
 	back := ix.Insert(kept[1].WithTag("again"))
-	ix.Insert(kept[2])
+	third := ix.InsertWithTag(kept[2], "tagged")
 	check("two back", 2, 1, "b", "c")
-	if back.Tag() != "again" {
-		t.Errorf("Tag = %v, want the new tag", back.Tag())
+	if back.Tag() != "again" || third.Tag() != "tagged" {
+		t.Errorf("Tags = %v, %v; want the new tags", back.Tag(), third.Tag())
+	}
+	if kept[2].Tag() != nil || third == kept[2] {
+		t.Errorf("InsertWithTag changed or kept the caller's Pending")
+	}
+	if allocs := testing.AllocsPerRun(50, func() {
+		ix.Remove(third.pod.UID)
+		third = ix.InsertWithTag(kept[2], "tagged")
+	}); allocs != 1 {
+		t.Errorf("a remove and an InsertWithTag of a replica allocate %v times, want 1 (the kept Pending)", allocs)
+	}
+	tags := map[any]bool{}
+	for _, h := range ix.AssignedPodDeleted(nil, pod("x", onNode("n1"), withLabels(map[string]string{"app": "web"}))) {
+		tags[h.Tag] = true
+	}
+	if !tags["again"] || !tags["tagged"] {
+		t.Errorf("hits carry tags %v, want again and tagged", tags)
 	}
 	// Another index takes a Pending of this one: it makes its own group.
 	other := New()

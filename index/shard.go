@@ -295,10 +295,11 @@ func (s *shard) indexGroup(g *rules, id uint32, add bool, threshold int) {
 }
 
 // insertLocked indexes p in place of old, the Pending of the same UID that
-// s holds (nil if none), and returns the Pending it keeps. When owned, p and
-// its rules were made by the caller for this call alone (Index.Add) and are
-// kept as they are instead of copied. s.mu must be held for writing.
-func (s *shard) insertLocked(p, old *Pending, owned bool, threshold int) *Pending {
+// s holds (nil if none), and returns the Pending it keeps, which carries
+// tag. When owned, p and its rules were made by the caller for this call
+// alone (Index.Add) and are kept as they are instead of copied. s.mu must
+// be held for writing.
+func (s *shard) insertLocked(p, old *Pending, owned bool, tag any, threshold int) *Pending {
 	if old != nil {
 		s.removeLocked(old, threshold)
 	}
@@ -312,9 +313,9 @@ func (s *shard) insertLocked(p, old *Pending, owned bool, threshold int) *Pendin
 	g := s.groupFor(p, src, threshold)
 	kept := p
 	if !owned {
-		kept = &Pending{pod: p.pod, err: p.err, tag: p.tag}
+		kept = &Pending{pod: p.pod, err: p.err}
 	}
-	kept.src = src
+	kept.src, kept.tag = src, tag
 	kept.rules, kept.at = g, uint32(len(g.members))
 	g.members = append(g.members, kept)
 	s.pods++

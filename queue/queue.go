@@ -232,7 +232,7 @@ func (q *Queue) Update(oldPod, newPod *v1.Pod) error {
 			q.requeueLocked(e, reasonPodUpdate, q.opts.clock.Now())
 			q.stats.moves[reasonPodUpdate]++
 		} else {
-			e.pending = q.ix.Insert(p.WithTag(e))
+			e.pending = q.ix.InsertWithTag(p, e)
 		}
 	case InFlight:
 		e.updated, e.updatedPending = newPod, p
@@ -497,7 +497,7 @@ func (q *Queue) parkLocked(e *podEntry, now time.Time) {
 	q.pool.add(e)
 	// Insert replaces a stale entry; hits carry e; and e keeps the index's
 	// Pending, whose rules replicas share.
-	e.pending = q.ix.Insert(e.pending.WithTag(e))
+	e.pending = q.ix.InsertWithTag(e.pending, e)
 	e.stale = false
 	if q.hooks.trace != nil {
 		q.hooks.trace(traceEvent{what: "park", uid: e.info.Pod.UID})

@@ -196,7 +196,7 @@ func (t *tracker) applyLocked(pod *v1.Pod) {
 		t.foreign[uid] = foreignPod{scheduler: pod.Spec.SchedulerName, name: nameOf(pod), pod: pod}
 	} else {
 		delete(t.foreign, uid)
-		t.ix.Insert(p.WithTag(pod))
+		t.ix.InsertWithTag(p, pod)
 	}
 	t.clearDirty(uid, pod)
 }

@@ -93,11 +93,14 @@ type locShard struct {
 // within it. Shard 0 holds the pods whose rules reach into other namespaces
 // (a namespace list or selector) or failed to compile, so that an event
 // visits its namespace's shard and shard 0 only.
-func (ix *Index) homeShard(ns string) int {
+func (ix *Index) homeShard(ns string) int { return ix.homeOf(xxhash.Sum64String(ns)) }
+
+// homeOf is homeShard for the namespace whose xxhash is nsHash.
+func (ix *Index) homeOf(nsHash uint64) int {
 	if len(ix.shards) == 1 {
 		return 0
 	}
-	return 1 + int(xxhash.Sum64String(ns)%uint64(len(ix.shards)-1))
+	return 1 + int(nsHash%uint64(len(ix.shards)-1))
 }
 
 // placement returns the shard p belongs in.

@@ -62,11 +62,18 @@ func mix(a, b uint64) uint64 {
 	return (bits.RotateLeft64(a, 31) ^ b) * 0x9e3779b97f4a7c15
 }
 
-// keyUse counts the postings of shard.terms with one label key, so that a
-// lookup skips, with one map probe, the labels no term is anchored at. The
-// counts are kept by the key's strHash: keys that collide add up, which
+// keyUse counts anchor entries of shard.terms by operator. A shard keeps
+// them in a counting filter of keyBuckets buckets, by the strHash of the
+// anchor's label key, so that a lookup skips, with one array read, the
+// labels no term is anchored at. Keys that share a bucket add up, which
 // only makes a lookup probe postings it could have skipped.
-type keyUse struct{ in, exists int32 } // anchor entries with the key, by operator
+type keyUse struct{ in, exists int32 }
+
+// keyBuckets is the size of a shard's counting filter of anchor keys (a
+// power of two). Real pools anchor their terms at tens of label keys.
+const keyBuckets = 1024
+
+func bucket(keyHash uint64) uint64 { return keyHash & (keyBuckets - 1) }
 
 // topoItem lists the pods with a required term on one topology key.
 type topoItem struct {
@@ -104,7 +111,7 @@ type shard struct {
 	sources map[uint64]*rules // groups by their representative's source hash (source.go)
 
 	terms  postingMap[uint64] // required terms by anchor (reverse index), by postKey.hash
-	use    map[uint64]keyUse  // how many terms postings each label key has, by its strHash (emptyHash for the always-checked)
+	use    [keyBuckets]keyUse // anchor entries of terms by bucket of their key's strHash (emptyHash for the always-checked)
 	wide   int                // anchor entries with ns == "" (namespace-selector scopes)
 	labels postingMap[uint64] // pending pods' own labels (forward index, for symmetry), by postKey.hash
 	nsPods postingMap[string] // groups by namespace
@@ -125,7 +132,6 @@ func newShard() *shard {
 	return &shard{
 		sources: map[uint64]*rules{},
 		terms:   postingMap[uint64]{},
-		use:     map[uint64]keyUse{},
 		labels:  postingMap[uint64]{},
 		nsPods:  postingMap[string]{},
 		topo:    btree.NewG(8, topoLess),
@@ -196,16 +202,10 @@ func (s *shard) indexGroup(g *rules, id uint32, add bool, threshold int) {
 	// between two keys cannot hide either.
 	editTerm := func(ns, key, val uint64, exists, wide bool) {
 		editIn(s.terms, postHash(ns, key, val, exists))
-		u := s.use[key]
-		if exists {
+		if u := &s.use[bucket(key)]; exists {
 			u.exists += delta
 		} else {
 			u.in += delta
-		}
-		if u == (keyUse{}) {
-			delete(s.use, key)
-		} else {
-			s.use[key] = u
 		}
 		if wide {
 			s.wide += int(delta)
@@ -308,7 +308,7 @@ func (s *shard) insertLocked(p, old *Pending, owned bool, tag any, threshold int
 	}
 	src := p.src
 	if src == 0 && p.rules.shareable() {
-		src = sourceHash(p.pod, mapHash(p.pod.Labels)) // compiled by the package's Compile
+		src = sourceHash(p.pod, strHash(p.pod.Namespace)) // compiled by the package's Compile
 	}
 	g := s.groupFor(p, src, threshold)
 	kept := p
@@ -481,8 +481,8 @@ func (s *shard) candidates(c []uint32, e *prepared) []uint32 {
 func (s *shard) podCandidates(c []uint32, ns uint64, labels, skip map[string]string) []uint32 {
 	for k, v := range labels {
 		kh := strHash(k)
-		u, ok := s.use[kh]
-		if !ok {
+		u := s.use[bucket(kh)]
+		if u == (keyUse{}) {
 			continue
 		}
 		if sv, ok := skip[k]; ok && sv == v {
@@ -495,7 +495,7 @@ func (s *shard) podCandidates(c []uint32, ns uint64, labels, skip map[string]str
 			c = s.appendTerms(c, ns, kh, 0, true)
 		}
 	}
-	if skip == nil && s.use[emptyHash].in > 0 {
+	if skip == nil && s.use[bucket(emptyHash)].in > 0 {
 		c = s.appendTerms(c, ns, emptyHash, emptyHash, false)
 	}
 	return c

@@ -33,11 +33,12 @@ func (ix *Index) Compile(pod *v1.Pod) (*Pending, error) {
 	if err := checkPod(pod); err != nil {
 		return nil, err
 	}
-	src := sourceHash(pod, mapHash(pod.Labels))
+	nsHash := xxhash.Sum64String(pod.Namespace)
+	src := sourceHash(pod, nsHash)
 	// The pod's group is in its namespace's shard, or in shard 0 if its
 	// rules reach into other namespaces (placement), which only compiling
 	// would tell.
-	home := ix.homeShard(pod.Namespace)
+	home := ix.homeOf(nsHash)
 	g := ix.shards[home].source(pod, src)
 	if g == nil && home != 0 && ix.shards[0].foreign.Load() > 0 {
 		g = ix.shards[0].source(pod, src)
@@ -88,14 +89,14 @@ func (s *shard) forget(g *rules) {
 	g.src, g.rep = 0, nil
 }
 
-// sourceHash hashes most of what sameSource compares, given the hash of the
-// pod's labels (mapHash). It leaves out the contents of selectors'
+// sourceHash hashes most of what sameSource compares, given the xxhash of
+// the pod's namespace (which also picks its shard). It leaves out the contents of selectors'
 // matchLabels (their size counts): iterating a map costs more than the rest
 // of the hash, and the pod's own labels already tell workloads apart (a
 // ReplicaSet's pods carry its pod-template-hash). Pods that differ only
 // there share a hash; the exact comparison tells them apart.
-func sourceHash(pod *v1.Pod, labelsHash uint64) uint64 {
-	h := mix(xxhash.Sum64String(pod.Namespace), labelsHash)
+func sourceHash(pod *v1.Pod, nsHash uint64) uint64 {
+	h := mix(nsHash, mapHash(pod.Labels))
 	str := func(s string) { h = mix(h, xxhash.Sum64String(s)) }
 	strs := func(ss []string) {
 		h = mix(h, uint64(len(ss)))

@@ -30,7 +30,7 @@ func sourcePod(name string) *v1.Pod {
 // leave it the same.
 func TestSameSource(t *testing.T) {
 	base := sourcePod("base")
-	if !sameSource(base, sourcePod("replica")) || sourceHash(base, mapHash(base.Labels)) != sourceHash(sourcePod("replica"), mapHash(base.Labels)) {
+	if !sameSource(base, sourcePod("replica")) || sourceHash(base, strHash(base.Namespace)) != sourceHash(sourcePod("replica"), strHash(sourcePod("replica").Namespace)) {
 		t.Fatal("two replicas have different sources")
 	}
 	affTerm := func(p *v1.Pod) *v1.PodAffinityTerm {
@@ -87,7 +87,7 @@ func TestSameSource(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			p := sourcePod("changed")
 			change(p)
-			if !sameSource(base, p) || sourceHash(base, mapHash(base.Labels)) != sourceHash(p, mapHash(p.Labels)) {
+			if !sameSource(base, p) || sourceHash(base, strHash(base.Namespace)) != sourceHash(p, strHash(p.Namespace)) {
 				t.Errorf("the source changed")
 			}
 		})

@@ -190,6 +190,15 @@ func (m postingMap[K]) remove(k K, x uint32, threshold int) {
 	}
 }
 
+// edit adds x to k's posting, or removes it when add is false.
+func (m postingMap[K]) edit(k K, x uint32, add bool, threshold int) {
+	if add {
+		m.add(k, x, threshold)
+	} else {
+		m.remove(k, x, threshold)
+	}
+}
+
 // appendTo appends k's posting to dst in increasing order.
 func (m postingMap[K]) appendTo(dst []uint32, k K) []uint32 {
 	r, ok := m[k]

@@ -190,18 +190,11 @@ func (s *shard) indexGroup(g *rules, id uint32, add bool, threshold int) {
 	if !add {
 		delta = -1
 	}
-	editIn := func(m postingMap[uint64], h uint64) {
-		if add {
-			m.add(h, id, threshold)
-		} else {
-			m.remove(h, id, threshold)
-		}
-	}
-	// editTerm is editIn on s.terms, keeping use and wide in step. They
+	// editTerm is an edit of s.terms, keeping use and wide in step. They
 	// count anchor entries, not map entries, so that a hash collision
 	// between two keys cannot hide either.
 	editTerm := func(ns, key, val uint64, exists, wide bool) {
-		editIn(s.terms, postHash(ns, key, val, exists))
+		s.terms.edit(postHash(ns, key, val, exists), id, add, threshold)
 		if u := &s.use[bucket(key)]; exists {
 			u.exists += delta
 		} else {
@@ -275,14 +268,10 @@ func (s *shard) indexGroup(g *rules, id uint32, add bool, threshold int) {
 	}
 	for k, v := range g.labels {
 		kh := strHash(k)
-		editIn(s.labels, postHash(ownHash, kh, strHash(v), false))
-		editIn(s.labels, postHash(ownHash, kh, 0, true))
+		s.labels.edit(postHash(ownHash, kh, strHash(v), false), id, add, threshold)
+		s.labels.edit(postHash(ownHash, kh, 0, true), id, add, threshold)
 	}
-	if add {
-		s.nsPods.add(g.ns, id, threshold)
-	} else {
-		s.nsPods.remove(g.ns, id, threshold)
-	}
+	s.nsPods.edit(g.ns, id, add, threshold)
 	if g.flags != 0 {
 		apply(&s.errs, id)
 	}

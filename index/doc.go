@@ -62,7 +62,7 @@
 //
 // An assigned-pod event visits the shard of its namespace and shard 0 (when
 // it holds pods), or every shard when the assigned pod has anti-affinity of
-// its own. In each, it costs one map probe per label of the assigned pod
+// its own. In each, it costs one table probe per label of the assigned pod
 // (two for an update, only for the labels that changed), one probe per
 // posting reached, one evaluation per candidate group (a few selector
 // matches) and one append per affected pod. With a reused dst it does not
@@ -76,8 +76,11 @@
 // and their values take three allocations). A pod with the source of an
 // indexed group joins it; otherwise a new group edits one posting per term,
 // two per label and one per topology key (a posting of one group lives in
-// its map entry and allocates nothing). Remove leaves the group, and the
-// last member to leave edits the same postings back.
+// its 12-byte slot of an open-addressing table and allocates nothing).
+// Remove leaves the group, and the last member to leave edits the same
+// postings back. A posting table doubles at 7/8 full and halves below 1/8,
+// rehashing its shard's entries under the shard's lock: at 100,000 unique
+// pods in 16 shards, about 25,000 entries, some 0.2 ms on one core.
 //
 // # Concurrency and invariants
 //

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -59,47 +60,76 @@ func TestPosting(t *testing.T) {
 	}
 }
 
-// TestPostingMap checks that a posting of one group lives in the map value,
-// that a second group gives it a posting of its own, and that it returns to
-// the map value, then disappears, as groups leave.
-func TestPostingMap(t *testing.T) {
-	m := postingMap[string]{}
-	check := func(step string, want []uint32, own bool) {
+// TestPostingTable drives a table against a map of sets through growth to
+// thousands of keys and back to none, with keys chosen to share home slots
+// (so probe sequences run long and deletions shift entries back), checking
+// every invariant and every posting after each step, and that a posting of
+// one group lives in its slot while two or more get a posting of their own.
+func TestPostingTable(t *testing.T) {
+	const threshold = 2
+	var tab postingTable
+	want := map[uint64]map[uint32]bool{}
+	steps := 0
+	check := func(step string, k uint64) {
 		t.Helper()
-		r, ok := m["k"]
-		if ok != (len(want) > 0) {
-			t.Fatalf("%s: key present %v, want %v", step, ok, len(want) > 0)
+		// Validate is linear in the table: every step while it is small,
+		// then every 64th.
+		if steps++; tab.slots() <= 256 || steps%64 == 0 {
+			if err := tab.validate(threshold); err != nil {
+				t.Fatalf("%s: %v", step, err)
+			}
 		}
-		if !ok {
-			return
+		if tab.len() != len(want) {
+			t.Fatalf("%s: %d keys, want %d", step, tab.len(), len(want))
 		}
-		if err := r.validate(2); err != nil {
-			t.Fatalf("%s: %v", step, err)
+		var ws []uint32
+		for x := range want[k] {
+			ws = append(ws, x)
 		}
-		if got := m.appendTo(nil, "k"); !slices.Equal(got, want) {
-			t.Fatalf("%s: holds %v, want %v", step, got, want)
+		slices.Sort(ws)
+		if got := tab.appendTo([]uint32{99}, k); !slices.Equal(got, append([]uint32{99}, ws...)) {
+			t.Fatalf("%s: key %#x holds %v, want %v", step, k, got[1:], ws)
 		}
-		if r.len() != len(want) || (r.many != nil) != own {
-			t.Fatalf("%s: len %d, own posting %v; want %d, %v", step, r.len(), r.many != nil, len(want), own)
+		if len(ws) > 0 {
+			i, _ := tab.find(k)
+			if own := *tab.ref(i) >= refMany; own != (len(ws) > 1) {
+				t.Fatalf("%s: key %#x of %d groups has a posting of its own: %v", step, k, len(ws), own)
+			}
 		}
 	}
-	m.add("k", 5, 2)
-	check("one", []uint32{5}, false)
-	m.add("k", 5, 2)
-	check("one again", []uint32{5}, false)
-	m.remove("k", 9, 2)
-	check("absent removed", []uint32{5}, false)
-	m.add("k", 3, 2)
-	check("two", []uint32{3, 5}, true)
-	m.add("k", 8, 2) // past the threshold: a bitmap
-	check("three", []uint32{3, 5, 8}, true)
-	m.remove("k", 3, 2)
-	check("two left", []uint32{5, 8}, true)
-	m.remove("k", 8, 2)
-	check("one left", []uint32{5}, false)
-	m.remove("k", 5, 2)
-	check("empty", nil, false)
-	if got := m.appendTo([]uint32{1}, "absent"); !slices.Equal(got, []uint32{1}) {
-		t.Fatalf("appendTo of an absent key = %v", got)
+	// Keys whose top bits take few values share home slots at every size.
+	key := func(r uint64) uint64 { return (r%7)<<61 | r%1021 }
+	rng := uint64(1)
+	next := func() uint64 { rng = rng*6364136223846793005 + 1442695040888963407; return rng >> 11 }
+	maxSlots := 0
+	for round, n := range []int{20000, 20000} {
+		for range n {
+			k, x := key(next()), uint32(next()%3)
+			add := round == 0 && next()%4 != 0 || round == 1 && next()%4 == 0
+			tab.edit(k, x, add, threshold)
+			if add {
+				if want[k] == nil {
+					want[k] = map[uint32]bool{}
+				}
+				want[k][x] = true
+			} else if want[k] != nil {
+				delete(want[k], x)
+				if len(want[k]) == 0 {
+					delete(want, k)
+				}
+			}
+			check(fmt.Sprintf("round %d", round), k)
+			maxSlots = max(maxSlots, tab.slots())
+		}
+	}
+	for k, xs := range want {
+		for x := range xs {
+			tab.remove(k, x, threshold)
+		}
+		delete(want, k)
+		check("drain", k)
+	}
+	if tab.slots() != 0 && tab.slots() != minSlots || maxSlots < 1024 {
+		t.Fatalf("table grew to %d slots and kept %d once empty", maxSlots, tab.slots())
 	}
 }

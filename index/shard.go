@@ -110,11 +110,11 @@ type shard struct {
 	free    []uint32          // free group ids
 	sources map[uint64]*rules // groups by their representative's source hash (source.go)
 
-	terms  postingMap[uint64] // required terms by anchor (reverse index), by postKey.hash
+	terms  postingTable       // required terms by anchor (reverse index), by postKey.hash
 	use    [keyBuckets]keyUse // anchor entries of terms by bucket of their key's strHash (emptyHash for the always-checked)
 	wide   int                // anchor entries with ns == "" (namespace-selector scopes)
-	labels postingMap[uint64] // pending pods' own labels (forward index, for symmetry), by postKey.hash
-	nsPods postingMap[string] // groups by namespace
+	labels postingTable       // pending pods' own labels (forward index, for symmetry), by postKey.hash
+	nsPods nsPostings         // groups by namespace
 	errs   posting            // groups with terms that failed to compile
 	anti   posting            // groups with a required anti-affinity term
 	nsSel  posting            // groups with a required term scoped by namespace labels
@@ -131,9 +131,7 @@ type shard struct {
 func newShard() *shard {
 	return &shard{
 		sources: map[uint64]*rules{},
-		terms:   postingMap[uint64]{},
-		labels:  postingMap[uint64]{},
-		nsPods:  postingMap[string]{},
+		nsPods:  nsPostings{},
 		topo:    btree.NewG(8, topoLess),
 	}
 }

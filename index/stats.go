@@ -17,7 +17,7 @@ type Stats struct {
 	LabelPostings int    // posting lists of pending pods' own labels
 	Bitmaps       int    // posting lists (of every kind) held as roaring bitmaps; the rest are slices
 	TopologyKeys  int    // distinct topology keys, summed over shards
-	PostingBytes  uint64 // heap held by the elements of the posting lists of two groups or more (one group is held in its map entry)
+	PostingBytes  uint64 // heap held by the posting tables' slots and by the elements of the posting lists of two groups or more (one group is held in its slot)
 }
 
 // Stats returns a size report. It locks each shard for reading in turn, so
@@ -30,9 +30,12 @@ func (ix *Index) Stats() Stats {
 		}
 		st.PostingBytes += p.bytes()
 	}
-	countRef := func(r postingRef) {
-		if r.many != nil {
-			count(r.many)
+	countTable := func(t *postingTable) {
+		st.PostingBytes += uint64(t.slots()) * 12
+		for _, p := range t.many {
+			if p != nil {
+				count(p)
+			}
 		}
 	}
 	for _, s := range ix.shards {
@@ -58,16 +61,12 @@ func (ix *Index) Stats() Stats {
 				}
 			}
 		}
-		st.TermPostings += len(s.terms)
-		st.LabelPostings += len(s.labels)
-		for _, r := range s.terms {
-			countRef(r)
-		}
-		for _, r := range s.labels {
-			countRef(r)
-		}
-		for _, r := range s.nsPods {
-			countRef(r)
+		st.TermPostings += s.terms.len()
+		st.LabelPostings += s.labels.len()
+		countTable(&s.terms)
+		countTable(&s.labels)
+		for _, p := range s.nsPods {
+			count(p)
 		}
 		count(&s.errs)
 		count(&s.anti)

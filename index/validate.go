@@ -3,6 +3,7 @@ package index
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 )
 
@@ -88,9 +89,23 @@ func (s *shard) validateLocked(threshold int) error {
 			fail("key bucket %d counts %+v, want %+v", b, s.use[b], want.use[b])
 		}
 	}
-	errs = append(errs, comparePostings("terms", s.terms, want.terms, threshold)...)
-	errs = append(errs, comparePostings("labels", s.labels, want.labels, threshold)...)
-	errs = append(errs, comparePostings("nsPods", s.nsPods, want.nsPods, threshold)...)
+	for _, c := range []struct {
+		name      string
+		got, want *postingTable
+	}{{"terms", &s.terms, &want.terms}, {"labels", &s.labels, &want.labels}} {
+		if err := c.got.validate(threshold); err != nil {
+			fail("%s: %w", c.name, err)
+		}
+		errs = append(errs, comparePostings(c.name, c.got.all(), c.want.all())...)
+	}
+	for ns, p := range s.nsPods {
+		if err := p.validate(threshold); err != nil {
+			fail("nsPods %q: %w", ns, err)
+		} else if p.empty() {
+			fail("nsPods %q: empty posting kept", ns)
+		}
+	}
+	errs = append(errs, comparePostings("nsPods", s.nsPods.all(), want.nsPods.all())...)
 	for _, c := range []struct {
 		name      string
 		got, want *posting
@@ -121,24 +136,26 @@ func (s *shard) validateLocked(threshold int) error {
 	return errors.Join(errs...)
 }
 
-func comparePostings[K comparable](name string, got, want postingMap[K], threshold int) []error {
+// comparePostings compares two sets of postings by key, each given as its
+// groups in increasing order.
+func comparePostings[K comparable](name string, got, want iter.Seq2[K, []uint32]) []error {
 	var errs []error
-	for k, g := range got {
-		w, ok := want[k]
-		if !ok {
-			errs = append(errs, fmt.Errorf("%s: stale posting %+v", name, k))
-			continue
-		}
-		if err := g.validate(threshold); err != nil {
-			errs = append(errs, fmt.Errorf("%s %+v: %w", name, k, err))
-		} else if gs, ws := g.appendTo(nil), w.appendTo(nil); !slices.Equal(gs, ws) {
-			errs = append(errs, fmt.Errorf("%s %+v: holds %v, want %v", name, k, gs, ws))
-		}
+	wants := map[K][]uint32{}
+	for k, w := range want {
+		wants[k] = slices.Clone(w)
 	}
-	for k := range want {
-		if _, ok := got[k]; !ok {
-			errs = append(errs, fmt.Errorf("%s: missing posting %+v", name, k))
+	for k, g := range got {
+		w, ok := wants[k]
+		switch {
+		case !ok:
+			errs = append(errs, fmt.Errorf("%s: stale posting %+v", name, k))
+		case !slices.Equal(g, w):
+			errs = append(errs, fmt.Errorf("%s %+v: holds %v, want %v", name, k, g, w))
 		}
+		delete(wants, k)
+	}
+	for k := range wants {
+		errs = append(errs, fmt.Errorf("%s: missing posting %+v", name, k))
 	}
 	return errs
 }

@@ -21,14 +21,11 @@ import (
 type Pending struct {
 	pod *v1.Pod
 	*rules
-	err error // compile errors, joined; nil when every term compiled
-	tag any   // the embedder's, returned in every Hit of the pod (WithTag)
+	tag any // the embedder's, returned in every Hit of the pod (WithTag)
 
 	// at is the pod's position in rules.members while indexed; only the
 	// Pendings the index keeps have it, under the owning shard's lock.
 	at uint32
-	// src is the hash of the pod's source (source.go), 0 when not computed.
-	src uint64
 }
 
 // rules is what an event's effect on a pending pod depends on: its compiled
@@ -48,13 +45,16 @@ type rules struct {
 	flags       pendingFlags
 	reachesOut  bool   // a term reaches beyond ns (a listed namespace or a selector), or a term failed
 	id          uint32 // the group's slot in owner.groups while it has members (a group field, below)
+	rep         uint32 // 1 + the position in members of the representative, by whose source owner.sources holds the group (source.go); 0 if none (a group field)
 	ns          string
 	labels      map[string]string
+	// src is the hash of the source (source.go) of the pods these rules
+	// were compiled for, 0 when not known (failed rules, or rules not yet
+	// grouped); it is set before the rules are published.
+	src uint64
 
 	owner   *shard     // the shard whose group these rules are; nil for freshly compiled rules
 	members []*Pending // the indexed pods of the group; none once it is dropped
-	src     uint64     // the hash of rep's source, under which owner.sources holds the group
-	rep     *Pending   // the member whose source the group is found by (source.go); nil if none
 }
 
 type pendingFlags uint8
@@ -80,7 +80,7 @@ func Compile(pod *v1.Pod) (*Pending, error) {
 
 // compile is Compile for a checked pod.
 func compile(pod *v1.Pod) (*Pending, error) {
-	t, err := matcher.CompileRequired(pod)
+	t, _ := matcher.CompileRequired(pod) // errors are in the terms, and Err recompiles them
 	n := len(t.Affinity) + len(t.AntiAffinity) + len(t.Spread)
 	if n > maxTerms {
 		return nil, fmt.Errorf("index: pod %s/%s has %d terms, more than %d", pod.Namespace, pod.Name, n, maxTerms)
@@ -109,9 +109,6 @@ func compile(pod *v1.Pod) (*Pending, error) {
 		}
 	}
 	p.pod, p.rules = pod, r
-	if r.flags != 0 {
-		p.err = fmt.Errorf("index: pod %s/%s kept and always checked: %w", pod.Namespace, pod.Name, err)
-	}
 	return p, nil
 }
 
@@ -143,8 +140,25 @@ func (p *Pending) Pod() *v1.Pod { return p.pod }
 
 // Err returns the compile errors of the pod's required terms and spread
 // constraints, nil when all compiled. A pod with errors is still indexed: it
-// is affected by every event its failed rule set listens to.
-func (p *Pending) Err() error { return p.err }
+// is affected by every event its failed rule set listens to. The errors are
+// compiled again on each call (they are a diagnosis, and a Pending does not
+// carry them).
+func (p *Pending) Err() error {
+	if p.flags == 0 {
+		return nil
+	}
+	_, err := matcher.CompileRequired(p.pod)
+	return fmt.Errorf("index: pod %s/%s kept and always checked: %w", p.pod.Namespace, p.pod.Name, err)
+}
+
+// representative returns the member by whose source the group is found,
+// nil if none.
+func (r *rules) representative() *Pending {
+	if r.rep == 0 {
+		return nil
+	}
+	return r.members[r.rep-1]
+}
 
 func (r *rules) affinity() []matcher.Term { return r.terms[:r.nAff] }
 func (r *rules) anti() []matcher.Term     { return r.terms[r.nAff : r.nAff+r.nAnti] }

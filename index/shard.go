@@ -293,55 +293,57 @@ func (s *shard) insertLocked(p, old *Pending, owned bool, tag any, threshold int
 	if owned && p.rules.owner == nil {
 		p.rules.owner = s // published to others only through the shard, under s.mu
 	}
-	src := p.src
-	if src == 0 && p.rules.shareable() {
-		src = sourceHash(p.pod, strHash(p.pod.Namespace)) // compiled by the package's Compile
-	}
-	g := s.groupFor(p, src, threshold)
+	g := s.groupFor(p, threshold)
 	kept := p
 	if !owned {
-		kept = &Pending{pod: p.pod, err: p.err}
+		kept = &Pending{pod: p.pod}
 	}
-	kept.src, kept.tag = src, tag
+	kept.tag = tag
 	kept.rules, kept.at = g, uint32(len(g.members))
 	g.members = append(g.members, kept)
 	s.pods++
-	s.remember(g, kept)
+	s.remember(g, kept.at)
 	return kept
 }
 
-// groupFor returns the live group p, whose source hashes to src, joins,
-// creating it when there is none: p's rules when they are one of s's live
+// groupFor returns the live group p joins, creating it when there is none: p's rules when they are one of s's live
 // groups (found by Index.Compile, or the rules of a pod indexed here), else
 // the group remembered under p's source (a pod compiled elsewhere, or
 // whose group is in another shard than its namespace's), else a new group.
 // Rules that failed to compile are never shared: each such pod has a group
 // of its own.
-func (s *shard) groupFor(p *Pending, src uint64, threshold int) *rules {
-	// owner is immutable once set, so reading it is safe even when the
-	// rules belong to another shard or index; the group fields are only
-	// read when it is s.
+func (s *shard) groupFor(p *Pending, threshold int) *rules {
+	// owner and src are immutable once the rules are published, so
+	// reading them is safe even when the rules belong to another shard or
+	// index; the group fields are only read when it is s.
 	r := p.rules
 	if !r.shareable() {
-		return s.newGroup(r, threshold)
+		return s.newGroup(r, 0, threshold)
 	}
 	if r.owner == s && len(r.members) > 0 {
 		return r
 	}
-	if g := s.sources[src]; g != nil && g != r && sameSource(p.pod, g.rep.pod) {
+	src := r.src
+	if src == 0 {
+		src = sourceHash(p.pod, strHash(p.pod.Namespace)) // compiled by the package's Compile
+	}
+	if g := s.sources[src]; g != nil && g != r && sameSource(p.pod, g.representative().pod) {
 		return g
 	}
-	return s.newGroup(r, threshold)
+	return s.newGroup(r, src, threshold)
 }
 
 // newGroup makes a group of r, or of a copy of r when r is not s's to
 // take: another shard's, or a live group (the failed rules of another pod).
-func (s *shard) newGroup(r *rules, threshold int) *rules {
+func (s *shard) newGroup(r *rules, src uint64, threshold int) *rules {
 	if r.owner != s || len(r.members) > 0 {
 		c := &rules{}
 		*c = *r
-		c.owner, c.members, c.src, c.rep = s, nil, 0, nil
+		c.owner, c.members, c.rep = s, nil, 0
 		r = c
+	}
+	if r.src == 0 && src != 0 {
+		r.src = src // rules compiled by the package's Compile, now s's alone
 	}
 	// r is now s's and has no members: a new group, or a dropped one that
 	// comes back (its compiled fields are intact).
@@ -374,17 +376,21 @@ func (s *shard) removeLocked(p *Pending, threshold int) {
 	g := p.rules
 	last := len(g.members) - 1
 	m := g.members[last]
+	wasRep := g.rep == p.at+1
 	if m != p {
 		g.members[p.at], m.at = m, p.at
+		if g.rep == uint32(last)+1 {
+			g.rep = p.at + 1 // the representative moved
+		}
 	}
 	g.members[last] = nil
 	g.members = g.members[:last]
-	if g.rep == p {
+	if wasRep {
 		s.forget(g)
 		if last > 0 {
 			// Another replica represents the group, so that the next one
 			// still finds it by its source.
-			s.remember(g, m)
+			s.remember(g, 0)
 		}
 	}
 	switch {

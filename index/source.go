@@ -46,13 +46,15 @@ func (ix *Index) Compile(pod *v1.Pod) (*Pending, error) {
 	if g != nil {
 		// g may lose its last member before the insert; its rules stay valid
 		// for pod, and the shard indexes them again (groupFor).
-		return &Pending{pod: pod, rules: g, src: src}, nil
+		return &Pending{pod: pod, rules: g}, nil
 	}
 	p, err := compile(pod)
 	if err != nil {
 		return nil, err
 	}
-	p.src = src // for the shard to remember the source if p founds a group
+	if p.rules.shareable() {
+		p.rules.src = src // for the shard to remember the source if p founds a group
+	}
 	return p, nil
 }
 
@@ -61,32 +63,32 @@ func (ix *Index) Compile(pod *v1.Pod) (*Pending, error) {
 func (s *shard) source(pod *v1.Pod, src uint64) *rules {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if g := s.sources[src]; g != nil && sameSource(pod, g.rep.pod) {
+	if g := s.sources[src]; g != nil && sameSource(pod, g.representative().pod) {
 		return g
 	}
 	return nil
 }
 
-// remember makes the member kept of g the representative of its source,
-// unless g has one or another group holds that source's hash.
-func (s *shard) remember(g *rules, kept *Pending) {
-	if g.rep != nil || !g.shareable() || kept.src == 0 {
+// remember makes g's member at position at the representative of g's
+// source, unless g has one or another group holds that source's hash.
+func (s *shard) remember(g *rules, at uint32) {
+	if g.rep != 0 || g.src == 0 {
 		return
 	}
-	if _, taken := s.sources[kept.src]; taken {
+	if _, taken := s.sources[g.src]; taken {
 		return
 	}
-	s.sources[kept.src] = g
-	g.src, g.rep = kept.src, kept
+	s.sources[g.src] = g
+	g.rep = at + 1
 }
 
 // forget drops g's representative, which is leaving g or g the shard.
 func (s *shard) forget(g *rules) {
-	if g.rep == nil {
+	if g.rep == 0 {
 		return
 	}
 	delete(s.sources, g.src)
-	g.src, g.rep = 0, nil
+	g.rep = 0
 }
 
 // sourceHash hashes most of what sameSource compares, given the xxhash of

@@ -164,3 +164,54 @@ func TestCompileReusesRules(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRepresentativeMoves builds a group whose representative is not its
+// first member: its source hash is held by another group (sources that
+// differ only in the contents of a matchLabels hash alike) while its first
+// members join, and it takes the representative when that group leaves. A
+// member before the representative then leaves, moving it: the group must
+// still be found by its source.
+func TestRepresentativeMoves(t *testing.T) {
+	ix := New(WithShards(1))
+	mk := func(name, db string) *v1.Pod {
+		return pod(name, withLabels(map[string]string{"app": "web"}),
+			withAffinity(term("zone", &metav1.LabelSelector{MatchLabels: map[string]string{"app": db}})))
+	}
+	check := func(step string) {
+		t.Helper()
+		if err := ix.Validate(); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+	if err := ix.Add(mk("founder", "db")); err != nil {
+		t.Fatal(err)
+	}
+	// Three pods compiled into the founder's group, inserted later.
+	var later []*Pending
+	for i := range 3 {
+		p, err := ix.Compile(mk(fmt.Sprint("late-", i), "db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		later = append(later, p)
+	}
+	g := later[0].rules
+	ix.Remove(mk("founder", "db").UID)                   // the group is dropped
+	if err := ix.Add(mk("other", "cache")); err != nil { // same source hash, another source
+		t.Fatal(err)
+	}
+	ix.Insert(later[0]) // the group comes back; its source hash is taken
+	ix.Insert(later[1])
+	check("two members, no representative")
+	ix.Remove(mk("other", "cache").UID) // the hash is free again
+	ix.Insert(later[2])                 // the third member represents the group
+	check("representative last")
+	if g.rep != 3 {
+		t.Fatalf("representative at %d, want the third member", int(g.rep)-1)
+	}
+	ix.Remove(later[0].pod.UID) // the representative moves into the first place
+	check("representative moved")
+	if p, _ := ix.Compile(mk("replica", "db")); p.rules != g {
+		t.Fatal("the group is not found by its source once its representative moved")
+	}
+}

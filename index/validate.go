@@ -57,21 +57,31 @@ func (s *shard) validateLocked(threshold int) error {
 		switch {
 		case g.owner != s || s.groups[g.id] != g:
 			fail("source %#x names a group that is not live", src)
-		case g.src != src || g.rep == nil:
-			fail("source %#x names a group remembered under %#x (representative %v)", src, g.src, g.rep != nil)
-		case int(g.rep.at) >= len(g.members) || g.members[g.rep.at] != g.rep:
-			fail("source %#x: the representative %s is not a member of its group", src, g.rep.pod.UID)
-		case sourceHash(g.rep.pod, strHash(g.rep.pod.Namespace)) != src:
-			fail("source %#x: the representative %s hashes otherwise", src, g.rep.pod.UID)
+		case g.src != src || g.rep == 0 || int(g.rep) > len(g.members):
+			fail("source %#x names a group of source %#x whose representative is at %d of %d", src, g.src, g.rep, len(g.members))
 		default:
-			if c, err := Compile(g.rep.pod); err != nil || !c.rules.equal(g) {
-				fail("source %#x: the representative %s does not compile to its group's rules", src, g.rep.pod.UID)
+			if c, err := Compile(g.representative().pod); err != nil || !c.rules.equal(g) {
+				fail("source %#x: the representative %s does not compile to its group's rules", src, g.representative().pod.UID)
 			}
 		}
 	}
 	for _, g := range s.groups {
-		if g != nil && g.rep != nil && s.sources[g.src] != g {
+		if g == nil {
+			continue
+		}
+		if g.rep != 0 && s.sources[g.src] != g {
 			fail("group %d has a representative but the shard does not find it by source %#x", g.id, g.src)
+		}
+		if g.src == 0 {
+			if g.shareable() {
+				fail("group %d: rules that compiled without a source hash", g.id)
+			}
+			continue
+		}
+		for _, p := range g.members {
+			if sourceHash(p.pod, strHash(p.pod.Namespace)) != g.src {
+				fail("group %d: member %s has another source than its group's %#x", g.id, p.pod.UID, g.src)
+			}
 		}
 	}
 

@@ -105,7 +105,7 @@ func compile(pod *v1.Pod) (*Pending, error) {
 	for i := range r.terms {
 		sc := &r.terms[i].Scope
 		if !sc.Selector().Nothing() || len(sc.Names()) != 1 || sc.Names()[0] != r.ns {
-			r.reachesOut = r.reachesOut || r.terms[i].Err == nil
+			r.reachesOut = r.reachesOut || r.terms[i].Err() == nil
 		}
 	}
 	p.pod, p.rules = pod, r

@@ -236,7 +236,7 @@ func (s *shard) indexGroup(g *rules, id uint32, add bool, threshold int) {
 		// its selector matches no pod; DESIGN.md's rule does not look at the
 		// selector, and neither does the reference.
 		byLabels = byLabels || t.Scope.ByLabels()
-		if t.Err != nil || t.Selector.Nothing() {
+		if t.Err() != nil || t.Selector.Nothing() {
 			continue // matches no pod; an error is covered by errs
 		}
 		r, ok := anchor(t.Selector)

@@ -53,7 +53,7 @@ func (ix *Index) Stats() Stats {
 			}
 			for i := range g.terms {
 				t := &g.terms[i]
-				if t.Err == nil && !t.Selector.Nothing() && !t.Selector.HasPositive() {
+				if t.Err() == nil && !t.Selector.Nothing() && !t.Selector.HasPositive() {
 					st.AlwaysChecked += n
 				}
 				if !t.Scope.Selector().Nothing() {

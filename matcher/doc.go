@@ -28,7 +28,11 @@
 // Compilation allocates (it is done once per pod): a pod's terms share one
 // array, their requirements one and their values one, so CompileTerms costs
 // four allocations whatever the number of terms, and CompileRequired, which
-// returns its Terms by value, three. Selector.Matches and
+// returns its Terms by value, three. A compiled term is 80 bytes, plus 48
+// per requirement and 16 per value; a scope of one namespace (the pod's own,
+// nearly every term's) and a term that compiled take nothing more. A term's
+// list of several namespaces or namespace selector, and its error, take one
+// allocation each. Selector.Matches and
 // Term.Matches do not allocate: one map lookup per requirement, then a scan of
 // the requirement's sorted values (binary search above a handful of values).
 //

@@ -40,8 +40,20 @@ type Term struct {
 	TopologyKey string
 	Selector    Selector // matches nothing when Err != nil
 	Scope       Scope
-	// Err is why the term failed to compile; the term then matches nothing.
-	Err error
+	err         *termErr // why the term failed to compile (Err); nil for nearly every term
+}
+
+// termErr holds a term's compile error out of line: a compiled term is
+// then 80 bytes, not 88.
+type termErr struct{ err error }
+
+// Err returns why the term failed to compile, nil if it compiled. A term
+// that failed matches nothing.
+func (t *Term) Err() error {
+	if t.err == nil {
+		return nil
+	}
+	return t.err.err
 }
 
 // Matches reports whether a pod in namespace ns with the given labels matches
@@ -189,10 +201,10 @@ func (t *Terms) compile(pod *v1.Pod, preferred bool) error {
 	all := make([]Term, 0, n)
 	var errs []error
 	add := func(term Term, first *error) {
-		if term.Err != nil {
-			errs = append(errs, term.Err)
+		if err := term.Err(); err != nil {
+			errs = append(errs, err)
 			if first != nil && *first == nil {
-				*first = term.Err
+				*first = err
 			}
 		}
 		all = append(all, term)
@@ -242,7 +254,7 @@ func CompileRequiredAntiAffinity(pod *v1.Pod) []Term {
 	c := &podCompiler{pod: pod}
 	for i := range src {
 		term := compileAffinityTerm(c, &src[i], AntiAffinity, true, 0)
-		if term.Err != nil {
+		if term.err != nil {
 			return nil
 		}
 		out = append(out, term)
@@ -250,15 +262,13 @@ func CompileRequiredAntiAffinity(pod *v1.Pod) []Term {
 	return out
 }
 
-// podCompiler holds what the terms of one pod share while they compile: the
-// slice of the pod's own namespace that their scopes share, and two arenas,
-// sized up front (size, allocate), from which every requirement and value
-// of the pod is taken, so that a pod costs three allocations (terms,
+// podCompiler holds what the terms of one pod share while they compile: two
+// arenas, sized up front (size, allocate), from which every requirement and
+// value of the pod is taken, so that a pod costs three allocations (terms,
 // requirements, values) however many terms and requirements it has. Without
 // sizing, or past it, each take allocates on its own.
 type podCompiler struct {
 	pod        *v1.Pod
-	own        []string      // the pod's namespace as a scope's names, made once
 	reqs       []Requirement // arena of requirements: windows are cut from it
 	vals       []string      // arena of values
 	nreq, nval int           // what size counted
@@ -279,19 +289,24 @@ func (c *podCompiler) size(ls *metav1.LabelSelector, match, mismatch, names []st
 		}
 	}
 	c.nreq += len(match) + len(mismatch)
-	c.nval += len(match) + len(mismatch) + len(names)
+	c.nval += len(match) + len(mismatch)
+	if len(names) > 1 || nsSel != nil {
+		c.nval += len(names) // one name alone is kept in its Scope
+	}
 }
 
 func (c *podCompiler) sizeTerm(t *v1.PodAffinityTerm) {
 	c.size(t.LabelSelector, t.MatchLabelKeys, t.MismatchLabelKeys, t.Namespaces, t.NamespaceSelector)
 }
 
-// allocate makes the arenas size counted, with room for the own namespace.
+// allocate makes the arenas size counted.
 func (c *podCompiler) allocate() {
 	if c.nreq > 0 {
 		c.reqs = make([]Requirement, 0, c.nreq)
 	}
-	c.vals = make([]string, 0, c.nval+1)
+	if c.nval > 0 {
+		c.vals = make([]string, 0, c.nval)
+	}
 }
 
 // requirements returns an empty window of capacity n for a selector's
@@ -315,22 +330,13 @@ func (c *podCompiler) values(vs []string) []string {
 	return c.vals[start:len(c.vals):len(c.vals)]
 }
 
-// ownScope returns the scope of the pod's own namespace; every term of the
-// pod shares its names slice.
-func (c *podCompiler) ownScope() Scope {
-	if c.own == nil {
-		c.own = c.values([]string{c.pod.Namespace})
-	}
-	return Scope{names: c.own}
-}
-
 func compileAffinityTerm(c *podCompiler, src *v1.PodAffinityTerm, kind Kind, required bool, weight int32) Term {
 	pod := c.pod
 	term := Term{Kind: kind, Required: required, Weight: weight, TopologyKey: src.TopologyKey}
 	fail := func(err error) Term {
 		term.Selector, term.Scope = Nothing(), Scope{}
-		term.Err = fmt.Errorf("matcher: pod %s/%s: %s term (topologyKey %q): %w",
-			pod.Namespace, pod.Name, kind, src.TopologyKey, err)
+		term.err = &termErr{fmt.Errorf("matcher: pod %s/%s: %s term (topologyKey %q): %w",
+			pod.Namespace, pod.Name, kind, src.TopologyKey, err)}
 		return term
 	}
 	sel, err := termSelector(c, src.LabelSelector, src.MatchLabelKeys, src.MismatchLabelKeys)
@@ -348,11 +354,11 @@ func compileAffinityTerm(c *podCompiler, src *v1.PodAffinityTerm, kind Kind, req
 
 func compileSpread(pc *podCompiler, c *v1.TopologySpreadConstraint) Term {
 	pod := pc.pod
-	term := Term{Kind: Spread, Required: true, TopologyKey: c.TopologyKey, Scope: pc.ownScope()}
+	term := Term{Kind: Spread, Required: true, TopologyKey: c.TopologyKey, Scope: namespaceScope(pod.Namespace)}
 	fail := func(err error) Term {
 		term.Selector, term.Scope = Nothing(), Scope{}
-		term.Err = fmt.Errorf("matcher: pod %s/%s: spread constraint (topologyKey %q): %w",
-			pod.Namespace, pod.Name, c.TopologyKey, err)
+		term.err = &termErr{fmt.Errorf("matcher: pod %s/%s: spread constraint (topologyKey %q): %w",
+			pod.Namespace, pod.Name, c.TopologyKey, err)}
 		return term
 	}
 	sel, err := termSelector(pc, c.LabelSelector, c.MatchLabelKeys, nil)
@@ -376,7 +382,7 @@ func TopologyKeys(dst []string, terms []Term) []string {
 // Equal reports whether t and o are the same compiled term. Terms that failed
 // to compile are equal to nothing, themselves included.
 func (t *Term) Equal(o *Term) bool {
-	return t.Err == nil && o.Err == nil && t.Kind == o.Kind && t.Required == o.Required &&
+	return t.err == nil && o.err == nil && t.Kind == o.Kind && t.Required == o.Required &&
 		t.Weight == o.Weight && t.TopologyKey == o.TopologyKey &&
-		t.Selector.Equal(o.Selector) && t.Scope.Equal(o.Scope)
+		t.Selector.Equal(o.Selector) && t.Scope.Equal(&o.Scope)
 }

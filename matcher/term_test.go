@@ -226,7 +226,7 @@ func TestTermErrors(t *testing.T) {
 			}
 			for _, group := range [][]Term{terms.Affinity, terms.AntiAffinity, terms.PreferredAffinity, terms.Spread} {
 				for _, term := range group {
-					if term.Err != nil && term.Matches("ns", map[string]string{"app": "web"}, nil) {
+					if term.Err() != nil && term.Matches("ns", map[string]string{"app": "web"}, nil) {
 						t.Errorf("a failed term matches; want it to match nothing")
 					}
 				}
@@ -490,5 +490,50 @@ func BenchmarkCompileTerms(b *testing.B) {
 		if _, err := CompileTerms(pod); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestScopeForms checks the forms a Scope takes: the zero Scope contains
+// no namespace; one namespace, the pod's own or a single listed one, is
+// held in the Scope and listed without allocating; a list or a selector is
+// kept out of line; scopes of the same namespaces are equal whatever their
+// form.
+func TestScopeForms(t *testing.T) {
+	var zero Scope
+	if zero.Contains("", nil) || zero.Names() != nil || !zero.Selector().Nothing() || zero.All() || zero.ByLabels() {
+		t.Error("the zero Scope is not empty")
+	}
+	compile := func(names []string, nsSel *metav1.LabelSelector) *Scope {
+		t.Helper()
+		terms, err := CompileTerms(podWith("own", nil, requiredAffinity(v1.PodAffinityTerm{
+			LabelSelector: &metav1.LabelSelector{}, Namespaces: names, NamespaceSelector: nsSel, TopologyKey: "zone",
+		})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &terms.Affinity[0].Scope
+	}
+	own, listed := compile(nil, nil), compile([]string{"own"}, nil)
+	twice := compile([]string{"own", "own"}, nil)
+	for name, sc := range map[string]*Scope{"own": own, "one listed": listed, "listed twice": twice} {
+		if got := sc.Names(); !slices.Equal(got, []string{"own"}) {
+			t.Errorf("%s: Names() = %v", name, got)
+		}
+		if !sc.Contains("own", nil) || sc.Contains("other", nil) || !sc.Selector().Nothing() {
+			t.Errorf("%s: not the scope of namespace own alone", name)
+		}
+		if !sc.Equal(own) {
+			t.Errorf("%s: not equal to the own-namespace scope", name)
+		}
+		if allocs := testing.AllocsPerRun(100, func() { _ = sc.Names() }); allocs != 0 {
+			t.Errorf("%s: Names allocates %v times", name, allocs)
+		}
+	}
+	if own.more != oneName || listed.more != oneName {
+		t.Error("a one-namespace scope is kept out of line")
+	}
+	wide := compile([]string{"b", "a"}, parseSelector("team|=|x"))
+	if got := wide.Names(); !slices.Equal(got, []string{"a", "b"}) || !wide.ByLabels() || wide.Equal(own) {
+		t.Errorf("list and selector: Names() = %v, ByLabels %v", got, wide.ByLabels())
 	}
 }

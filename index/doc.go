@@ -78,9 +78,9 @@
 // two per label and one per topology key (a posting of one group lives in
 // its 12-byte slot of an open-addressing table and allocates nothing).
 // Remove leaves the group, and the last member to leave edits the same
-// postings back. A posting table doubles at 7/8 full and halves below 1/8,
-// rehashing its shard's entries under the shard's lock: at 100,000 unique
-// pods in 16 shards, about 25,000 entries, some 0.2 ms on one core.
+// postings back. A shard's tables (postings, sources) double when 7/8 full
+// and halve below 1/8, rehashing under the shard's lock: at 100,000 unique
+// pods in 16 shards, about 25,000 entries a table, some 0.2 ms on one core.
 //
 // # Concurrency and invariants
 //

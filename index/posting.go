@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"math/bits"
 	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -147,83 +146,33 @@ func (p *posting) validate(threshold int) error {
 	return nil
 }
 
-// postingTable maps posting keys to postings: an open-addressing hash table
-// (linear probing, deletion by backward shift, so no tombstones) over keys
-// that are hashes already (postHash), indexed by their high bits. Each slot
-// takes 12 bytes, a key and a ref, where a Go map of a posting pointer took
-// 24 plus its control byte: the two maps of a shard hold an entry per label
-// value and per term anchor of every pending group, most of them unique in a
-// pool of unique pods, so their slots are most of the index's memory after
-// the compiled terms.
+// postingTable maps posting keys (postHash) to postings, in a hashTable
+// whose ref is the posting. A posting of one group, the most common kind in
+// a real pool (a unique label value, the selector of one workload), is its
+// ref and allocates nothing; a posting of its own is made when a second
+// group joins and dropped when one group is left.
 //
-// A posting of one group, the most common kind in a real pool (a unique
-// label value, the selector of one workload), lives in its slot's ref and
-// allocates nothing; a posting of its own is made when a second group joins
-// and dropped when one group is left.
-//
-// Invariants: a key is present iff its posting is not empty; a slot is
-// empty iff its ref is 0; every present key is reached by probing from its
-// home slot without crossing an empty slot; a ref names a posting of many
-// (refMany and above) iff that posting holds two groups or more, and every
-// such posting is named by exactly one ref.
+// Invariants: a key is present iff its posting is not empty; a ref names a
+// posting of many (refMany and above) iff that posting holds two groups or
+// more, and every such posting is named by exactly one ref.
 type postingTable struct {
-	blocks []slotBlock // the slots, four per block; len(blocks)*4 is a power of two or 0
-	shift  uint8       // 64 - log2(slots): a key's home slot is key >> shift
-	n      int         // keys present
-	many   []*posting  // postings of two groups or more, by ref - refMany; nil at free indices
-	free   []uint32    // free indices of many
+	hashTable
+	many []*posting // postings of two groups or more, by ref - refMany; nil at free indices
+	free []uint32   // free indices of many
 }
 
-// slotBlock keeps four slots' keys and refs side by side, so that a probe
-// reads one cache line or two, not a line in each of two arrays.
-type slotBlock struct {
-	keys [4]uint64
-	refs [4]uint32
-}
-
-// A ref is a slot's value: 0 for an empty slot, group id + 1 for a posting
-// of that one group, refMany + i for the posting many[i]. Group ids are
-// below refMany - 1: a shard would need 2^31 live groups, hundreds of
-// gigabytes, to reach it.
+// A ref of a postingTable is group id + 1 for a posting of that one group,
+// refMany + i for the posting many[i]. Group ids are below refMany - 1: a
+// shard would need 2^31 live groups, hundreds of gigabytes, to reach it.
 const refMany = 1 << 31
-
-// minSlots is the size of a table's first allocation, and the size below
-// which it does not shrink.
-const minSlots = 16
-
-func (t *postingTable) slots() int { return len(t.blocks) * 4 }
-
-func (t *postingTable) key(i int) *uint64 { return &t.blocks[i>>2].keys[i&3] }
-func (t *postingTable) ref(i int) *uint32 { return &t.blocks[i>>2].refs[i&3] }
-
-func (t *postingTable) home(k uint64) int { return int(k >> t.shift) }
-
-// find returns k's slot and true, or the empty slot that ends k's probe
-// sequence and false. The table must have slots.
-func (t *postingTable) find(k uint64) (int, bool) {
-	mask := t.slots() - 1
-	for i := t.home(k); ; i = (i + 1) & mask {
-		b := &t.blocks[i>>2]
-		switch {
-		case b.refs[i&3] == 0:
-			return i, false
-		case b.keys[i&3] == k:
-			return i, true
-		}
-	}
-}
 
 // add inserts group x into k's posting.
 func (t *postingTable) add(k uint64, x uint32, threshold int) {
-	if t.n+1 > t.slots()*7/8 {
-		t.resize(max(minSlots, 2*t.slots()))
-	}
-	i, ok := t.find(k)
+	i, ok := t.claim(k)
 	r := t.ref(i)
 	switch {
 	case !ok:
-		*t.key(i), *r = k, x+1
-		t.n++
+		*r = x + 1
 	case *r >= refMany:
 		t.many[*r-refMany].add(x, threshold)
 	case *r != x+1:
@@ -236,9 +185,6 @@ func (t *postingTable) add(k uint64, x uint32, threshold int) {
 
 // remove deletes group x from k's posting.
 func (t *postingTable) remove(k uint64, x uint32, threshold int) {
-	if t.n == 0 {
-		return
-	}
 	i, ok := t.find(k)
 	if !ok {
 		return
@@ -270,14 +216,10 @@ func (t *postingTable) edit(k uint64, x uint32, add bool, threshold int) {
 
 // appendTo appends k's posting to dst in increasing order.
 func (t *postingTable) appendTo(dst []uint32, k uint64) []uint32 {
-	if t.n == 0 {
-		return dst
+	if r, ok := t.get(k); ok {
+		return t.appendRef(dst, r)
 	}
-	i, ok := t.find(k)
-	if !ok {
-		return dst
-	}
-	return t.appendRef(dst, *t.ref(i))
+	return dst
 }
 
 func (t *postingTable) appendRef(dst []uint32, r uint32) []uint32 {
@@ -299,58 +241,15 @@ func (t *postingTable) hold(p *posting) uint32 {
 	return refMany + uint32(len(t.many)-1)
 }
 
-// vacate empties slot i, shifting back the entries after it that probed
-// past it, and shrinks a table that has become mostly empty.
-func (t *postingTable) vacate(i int) {
-	mask := t.slots() - 1
-	for j := (i + 1) & mask; *t.ref(j) != 0; j = (j + 1) & mask {
-		// The entry at j may move to i if i is no nearer its home than j:
-		// i lies cyclically in [home, j).
-		if (j-t.home(*t.key(j)))&mask >= (j-i)&mask {
-			*t.key(i), *t.ref(i) = *t.key(j), *t.ref(j)
-			i = j
-		}
-	}
-	*t.key(i), *t.ref(i) = 0, 0
-	t.n--
-	if t.slots() > minSlots && t.n < t.slots()/8 {
-		t.resize(t.slots() / 2)
-	}
-}
-
-// resize rehashes the table into the given number of slots, a power of two
-// of at least minSlots.
-func (t *postingTable) resize(slots int) {
-	old := t.blocks
-	t.blocks = make([]slotBlock, slots/4)
-	t.shift = uint8(64 - bits.TrailingZeros(uint(slots)))
-	for b := range old {
-		for l, r := range old[b].refs {
-			if r != 0 {
-				i, _ := t.find(old[b].keys[l])
-				*t.key(i), *t.ref(i) = old[b].keys[l], r
-			}
-		}
-	}
-}
-
-// len returns the number of keys.
-func (t *postingTable) len() int { return t.n }
-
-// all yields every key with its posting's groups in increasing order; the
-// slice is reused between calls.
-func (t *postingTable) all() iter.Seq2[uint64, []uint32] {
+// postings yields every key with its posting's groups in increasing order;
+// the slice is reused between calls.
+func (t *postingTable) postings() iter.Seq2[uint64, []uint32] {
 	return func(yield func(uint64, []uint32) bool) {
 		var buf []uint32
-		for b := range t.blocks {
-			for l, r := range t.blocks[b].refs {
-				if r == 0 {
-					continue
-				}
-				buf = t.appendRef(buf[:0], r)
-				if !yield(t.blocks[b].keys[l], buf) {
-					return
-				}
+		for k, r := range t.all() {
+			buf = t.appendRef(buf[:0], r)
+			if !yield(k, buf) {
+				return
 			}
 		}
 	}
@@ -358,32 +257,16 @@ func (t *postingTable) all() iter.Seq2[uint64, []uint32] {
 
 // validate checks the table's invariants and every posting of its own.
 func (t *postingTable) validate(threshold int) error {
-	var errs []error
-	slots := t.slots()
-	if slots&(slots-1) != 0 || (slots > 0 && t.shift != uint8(64-bits.TrailingZeros(uint(slots)))) {
-		return fmt.Errorf("table of %d slots, shift %d", slots, t.shift)
-	}
-	if t.n > slots*7/8 {
-		errs = append(errs, fmt.Errorf("%d keys in %d slots", t.n, slots))
-	}
+	errs := []error{t.hashTable.validate()}
 	named := make([]bool, len(t.many))
-	n := 0
-	for i := range slots {
-		r := *t.ref(i)
-		if r == 0 {
-			continue
-		}
-		n++
-		if j, ok := t.find(*t.key(i)); !ok || j != i {
-			errs = append(errs, fmt.Errorf("key %#x at slot %d is not found by probing", *t.key(i), i))
-		}
+	for k, r := range t.all() {
 		if r < refMany {
 			continue
 		}
 		j := int(r - refMany)
 		switch {
 		case j >= len(t.many) || t.many[j] == nil:
-			errs = append(errs, fmt.Errorf("key %#x names a missing posting %d", *t.key(i), j))
+			errs = append(errs, fmt.Errorf("key %#x names a missing posting %d", k, j))
 		case named[j]:
 			errs = append(errs, fmt.Errorf("posting %d named twice", j))
 		case t.many[j].len() < 2:
@@ -391,15 +274,16 @@ func (t *postingTable) validate(threshold int) error {
 		default:
 			named[j] = true
 			if err := t.many[j].validate(threshold); err != nil {
-				errs = append(errs, fmt.Errorf("key %#x: %w", *t.key(i), err))
+				errs = append(errs, fmt.Errorf("key %#x: %w", k, err))
 			}
 		}
 	}
-	if n != t.n {
-		errs = append(errs, fmt.Errorf("%d keys present, n = %d", n, t.n))
-	}
+	free := 0
 	for j, p := range t.many {
-		if p != nil && !named[j] {
+		switch {
+		case p == nil:
+			free++
+		case !named[j]:
 			errs = append(errs, fmt.Errorf("posting %d is named by no key", j))
 		}
 	}
@@ -408,20 +292,10 @@ func (t *postingTable) validate(threshold int) error {
 			errs = append(errs, fmt.Errorf("free posting index %d in use or out of range", j))
 		}
 	}
-	if nils := len(t.many) - countNonNil(t.many); nils != len(t.free) {
-		errs = append(errs, fmt.Errorf("%d free posting indices listed, %d free", len(t.free), nils))
+	if free != len(t.free) {
+		errs = append(errs, fmt.Errorf("%d free posting indices listed, %d free", len(t.free), free))
 	}
 	return errors.Join(errs...)
-}
-
-func countNonNil(ps []*posting) int {
-	n := 0
-	for _, p := range ps {
-		if p != nil {
-			n++
-		}
-	}
-	return n
 }
 
 // nsPostings maps a namespace to its groups. Namespaces are few and hold

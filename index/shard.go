@@ -105,10 +105,10 @@ func (it *topoItem) empty() bool { return it.aff.empty() && it.anti.empty() && i
 type shard struct {
 	mu sync.RWMutex // protects every field below and the group fields of the rules it owns; taken alone, never nested in another shard's
 
-	pods    int               // indexed pods (members of the live groups)
-	groups  []*rules          // live groups by id; nil for free ids
-	free    []uint32          // free group ids
-	sources map[uint64]*rules // groups by their representative's source hash (source.go)
+	pods    int       // indexed pods (members of the live groups)
+	groups  []*rules  // live groups by id; nil for free ids
+	free    []uint32  // free group ids
+	sources hashTable // group ids + 1 by their representative's source hash (source.go)
 
 	terms  postingTable       // required terms by anchor (reverse index), by postKey.hash
 	use    [keyBuckets]keyUse // anchor entries of terms by bucket of their key's strHash (emptyHash for the always-checked)
@@ -130,9 +130,8 @@ type shard struct {
 
 func newShard() *shard {
 	return &shard{
-		sources: map[uint64]*rules{},
-		nsPods:  nsPostings{},
-		topo:    btree.NewG(8, topoLess),
+		nsPods: nsPostings{},
+		topo:   btree.NewG(8, topoLess),
 	}
 }
 
@@ -327,7 +326,7 @@ func (s *shard) groupFor(p *Pending, threshold int) *rules {
 	if src == 0 {
 		src = sourceHash(p.pod, strHash(p.pod.Namespace)) // compiled by the package's Compile
 	}
-	if g := s.sources[src]; g != nil && g != r && sameSource(p.pod, g.representative().pod) {
+	if g := s.bySource(src); g != nil && g != r && sameSource(p.pod, g.representative().pod) {
 		return g
 	}
 	return s.newGroup(r, src, threshold)

@@ -63,8 +63,17 @@ func (ix *Index) Compile(pod *v1.Pod) (*Pending, error) {
 func (s *shard) source(pod *v1.Pod, src uint64) *rules {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if g := s.sources[src]; g != nil && sameSource(pod, g.representative().pod) {
+	if g := s.bySource(src); g != nil && sameSource(pod, g.representative().pod) {
 		return g
+	}
+	return nil
+}
+
+// bySource returns the group remembered under src, nil if none. s.mu must
+// be held.
+func (s *shard) bySource(src uint64) *rules {
+	if r, ok := s.sources.get(src); ok {
+		return s.groups[r-1]
 	}
 	return nil
 }
@@ -75,10 +84,10 @@ func (s *shard) remember(g *rules, at uint32) {
 	if g.rep != 0 || g.src == 0 {
 		return
 	}
-	if _, taken := s.sources[g.src]; taken {
+	if _, taken := s.sources.get(g.src); taken {
 		return
 	}
-	s.sources[g.src] = g
+	s.sources.put(g.src, g.id+1)
 	g.rep = at + 1
 }
 
@@ -87,7 +96,7 @@ func (s *shard) forget(g *rules) {
 	if g.rep == 0 {
 		return
 	}
-	delete(s.sources, g.src)
+	s.sources.delete(g.src)
 	g.rep = 0
 }
 

@@ -53,10 +53,17 @@ func (s *shard) validateLocked(threshold int) error {
 		fail("foreign = %d, want %d", got, foreign)
 	}
 
-	for src, g := range s.sources {
+	if err := s.sources.validate(); err != nil {
+		fail("sources: %w", err)
+	}
+	for src, r := range s.sources.all() {
+		var g *rules
+		if int(r-1) < len(s.groups) {
+			g = s.groups[r-1]
+		}
 		switch {
-		case g.owner != s || s.groups[g.id] != g:
-			fail("source %#x names a group that is not live", src)
+		case g == nil || g.owner != s:
+			fail("source %#x names group %d, which is not live", src, r-1)
 		case g.src != src || g.rep == 0 || int(g.rep) > len(g.members):
 			fail("source %#x names a group of source %#x whose representative is at %d of %d", src, g.src, g.rep, len(g.members))
 		default:
@@ -69,7 +76,7 @@ func (s *shard) validateLocked(threshold int) error {
 		if g == nil {
 			continue
 		}
-		if g.rep != 0 && s.sources[g.src] != g {
+		if g.rep != 0 && s.bySource(g.src) != g {
 			fail("group %d has a representative but the shard does not find it by source %#x", g.id, g.src)
 		}
 		if g.src == 0 {
@@ -106,7 +113,7 @@ func (s *shard) validateLocked(threshold int) error {
 		if err := c.got.validate(threshold); err != nil {
 			fail("%s: %w", c.name, err)
 		}
-		errs = append(errs, comparePostings(c.name, c.got.all(), c.want.all())...)
+		errs = append(errs, comparePostings(c.name, c.got.postings(), c.want.postings())...)
 	}
 	for ns, p := range s.nsPods {
 		if err := p.validate(threshold); err != nil {

@@ -11,30 +11,25 @@ import (
 // uniform 64-bit values) to nonzero 32-bit refs. It is an open-addressing
 // table: a key's home slot is its high bits, a probe walks the slots after
 // it (linear probing), and a deletion shifts back the entries after it that
-// probed past it, so there are no tombstones. Each slot takes 12 bytes; a
-// Go map of the same keys to 8-byte values takes 16 and a control byte.
-// The index keeps an entry per label value, term anchor and source of every
-// pending group, most of them unique in a pool of unique pods, so these
-// slots are a good part of its memory.
+// probed past it, so there are no tombstones. Each slot takes 12 bytes, its
+// key in one array and its ref in another; a Go map of the same keys to
+// 8-byte values takes 16 and a control byte. The index keeps an entry per
+// label value, term anchor and source of every pending group, most of them
+// unique in a pool of unique pods, so these slots are a good part of its
+// memory.
 //
-// The table doubles when an insertion would fill more than maxLoad of it
-// and halves when less than an eighth is used, rehashing every entry: at
+// The table doubles when an insertion would fill more than 7/8 of it and
+// halves when less than an eighth is used, rehashing every entry: at
 // 25,000 entries, some 0.2 ms on one core.
 //
 // Invariants: a slot is empty iff its ref is 0; every present key is
 // reached by probing from its home slot without crossing an empty slot;
 // the slots are a power of two, at least minSlots, or none.
 type hashTable struct {
-	blocks []slotBlock // the slots, four per block
-	shift  uint8       // 64 - log2(slots): a key's home slot is key >> shift
-	n      int         // keys present
-}
-
-// slotBlock keeps four slots' keys and refs side by side, so that a probe
-// reads one cache line or two, not a line in each of two arrays.
-type slotBlock struct {
-	keys [4]uint64
-	refs [4]uint32
+	keys  []uint64 // by slot
+	refs  []uint32 // by slot; len(refs) == len(keys)
+	shift uint8    // 64 - log2(slots): a key's home slot is key >> shift
+	n     int      // keys present
 }
 
 // minSlots is the size of a table's first allocation, and the size below
@@ -44,13 +39,13 @@ const minSlots = 16
 // maxLoadNum / maxLoadDen is the largest fraction of slots in use.
 const maxLoadNum, maxLoadDen = 7, 8
 
-func (t *hashTable) slots() int { return len(t.blocks) * 4 }
+func (t *hashTable) slots() int { return len(t.refs) }
 
 // len returns the number of keys.
 func (t *hashTable) len() int { return t.n }
 
-func (t *hashTable) key(i int) *uint64 { return &t.blocks[i>>2].keys[i&3] }
-func (t *hashTable) ref(i int) *uint32 { return &t.blocks[i>>2].refs[i&3] }
+func (t *hashTable) key(i int) *uint64 { return &t.keys[i] }
+func (t *hashTable) ref(i int) *uint32 { return &t.refs[i] }
 
 func (t *hashTable) home(k uint64) int { return int(k >> t.shift) }
 
@@ -65,13 +60,13 @@ func (t *hashTable) find(k uint64) (int, bool) {
 // probe returns k's slot and true, or the empty slot that ends k's probe
 // sequence and false. The table must have slots.
 func (t *hashTable) probe(k uint64) (int, bool) {
-	mask := t.slots() - 1
+	keys, refs := t.keys, t.refs[:len(t.keys)]
+	mask := len(keys) - 1
 	for i := t.home(k); ; i = (i + 1) & mask {
-		b := &t.blocks[i>>2]
 		switch {
-		case b.refs[i&3] == 0:
+		case refs[i] == 0:
 			return i, false
-		case b.keys[i&3] == k:
+		case keys[i] == k:
 			return i, true
 		}
 	}
@@ -118,16 +113,17 @@ func (t *hashTable) delete(k uint64) bool {
 // vacate empties slot i, shifting back the entries after it that probed
 // past it, and shrinks a table that has become mostly empty.
 func (t *hashTable) vacate(i int) {
-	mask := t.slots() - 1
-	for j := (i + 1) & mask; *t.ref(j) != 0; j = (j + 1) & mask {
+	keys, refs := t.keys, t.refs[:len(t.keys)]
+	mask := len(keys) - 1
+	for j := (i + 1) & mask; refs[j] != 0; j = (j + 1) & mask {
 		// The entry at j may move to i if i is no nearer its home than j:
 		// i lies cyclically in [home, j).
-		if (j-t.home(*t.key(j)))&mask >= (j-i)&mask {
-			*t.key(i), *t.ref(i) = *t.key(j), *t.ref(j)
+		if (j-int(keys[j]>>t.shift))&mask >= (j-i)&mask {
+			keys[i], refs[i] = keys[j], refs[j]
 			i = j
 		}
 	}
-	*t.key(i), *t.ref(i) = 0, 0
+	keys[i], refs[i] = 0, 0
 	t.n--
 	if t.slots() > minSlots && t.n < t.slots()/8 {
 		t.resize(t.slots() / 2)
@@ -137,15 +133,13 @@ func (t *hashTable) vacate(i int) {
 // resize rehashes the table into the given number of slots, a power of two
 // of at least minSlots.
 func (t *hashTable) resize(slots int) {
-	old := t.blocks
-	t.blocks = make([]slotBlock, slots/4)
+	oldKeys, oldRefs := t.keys, t.refs
+	t.keys, t.refs = make([]uint64, slots), make([]uint32, slots)
 	t.shift = uint8(64 - bits.TrailingZeros(uint(slots)))
-	for b := range old {
-		for l, r := range old[b].refs {
-			if r != 0 {
-				i, _ := t.probe(old[b].keys[l])
-				*t.key(i), *t.ref(i) = old[b].keys[l], r
-			}
+	for j, r := range oldRefs {
+		if r != 0 {
+			i, _ := t.probe(oldKeys[j])
+			t.keys[i], t.refs[i] = oldKeys[j], r
 		}
 	}
 }
@@ -153,11 +147,9 @@ func (t *hashTable) resize(slots int) {
 // all yields every key with its ref, in no particular order.
 func (t *hashTable) all() iter.Seq2[uint64, uint32] {
 	return func(yield func(uint64, uint32) bool) {
-		for b := range t.blocks {
-			for l, r := range t.blocks[b].refs {
-				if r != 0 && !yield(t.blocks[b].keys[l], r) {
-					return
-				}
+		for i, r := range t.refs {
+			if r != 0 && !yield(t.keys[i], r) {
+				return
 			}
 		}
 	}

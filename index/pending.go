@@ -46,8 +46,12 @@ type rules struct {
 	reachesOut  bool   // a term reaches beyond ns (a listed namespace or a selector), or a term failed
 	id          uint32 // the group's slot in owner.groups while it has members (a group field, below)
 	rep         uint32 // 1 + the position in members of the representative, by whose source owner.sources holds the group (source.go); 0 if none (a group field)
-	ns          string
-	labels      map[string]string
+	// from is the pod the rules were compiled from, whose namespace and
+	// labels they are (ns, labels). It is kept, not copied: a pod costs the
+	// rules one pointer, not a string and a map, and a group's members
+	// have the same namespace and labels. The rules keep that pod alive as
+	// long as they live, after it leaves the index too.
+	from *v1.Pod
 	// src is the hash of the source (source.go) of the pods these rules
 	// were compiled for, 0 when not known (failed rules, or rules not yet
 	// grouped); it is set before the rules are published.
@@ -93,7 +97,7 @@ func compile(pod *v1.Pod) (*Pending, error) {
 		r rules
 	}{}
 	p, r := &both.p, &both.r
-	*r = rules{nAff: uint16(len(t.Affinity)), nAnti: uint16(len(t.AntiAffinity)), ns: pod.Namespace, labels: pod.Labels}
+	*r = rules{nAff: uint16(len(t.Affinity)), nAnti: uint16(len(t.AntiAffinity)), from: pod}
 	r.terms = t.Required()
 	if t.AffinityErr() != nil {
 		r.flags |= affinityErr
@@ -104,7 +108,7 @@ func compile(pod *v1.Pod) (*Pending, error) {
 	r.reachesOut = r.flags != 0
 	for i := range r.terms {
 		sc := &r.terms[i].Scope
-		if !sc.Selector().Nothing() || len(sc.Names()) != 1 || sc.Names()[0] != r.ns {
+		if !sc.Selector().Nothing() || len(sc.Names()) != 1 || sc.Names()[0] != pod.Namespace {
 			r.reachesOut = r.reachesOut || r.terms[i].Err() == nil
 		}
 	}
@@ -160,6 +164,10 @@ func (r *rules) representative() *Pending {
 	return r.members[r.rep-1]
 }
 
+// ns and labels are the namespace and labels of the pods with these rules.
+func (r *rules) ns() string                { return r.from.Namespace }
+func (r *rules) labels() map[string]string { return r.from.Labels }
+
 func (r *rules) affinity() []matcher.Term { return r.terms[:r.nAff] }
 func (r *rules) anti() []matcher.Term     { return r.terms[r.nAff : r.nAff+r.nAnti] }
 func (r *rules) spread() []matcher.Term   { return r.terms[r.nAff+r.nAnti:] }
@@ -171,7 +179,7 @@ func (r *rules) shareable() bool { return r.flags == 0 }
 // equal reports whether r and o have the same terms, namespace and labels,
 // and so the same effect for every event.
 func (r *rules) equal(o *rules) bool {
-	return r.ns == o.ns && r.nAff == o.nAff && r.nAnti == o.nAnti &&
-		r.flags == o.flags && maps.Equal(r.labels, o.labels) &&
+	return r.ns() == o.ns() && r.nAff == o.nAff && r.nAnti == o.nAnti &&
+		r.flags == o.flags && maps.Equal(r.labels(), o.labels()) &&
 		slices.EqualFunc(r.terms, o.terms, func(a, b matcher.Term) bool { return a.Equal(&b) })
 }

@@ -52,16 +52,15 @@ func assignedPodRules(p *rules, e *prepared) (relation, transition RuleSet) {
 			transition |= InterPodAffinity
 		}
 	}
-	// PodTopologySpread: only pods of the pending pod's namespace count.
-	if e.ns != p.ns {
+	// PodTopologySpread: only pods of the pending pod's namespace count. The
+	// namespace is the pod's (rules.from), a cache line the terms do not
+	// share: it is read only when there are spread rules to evaluate.
+	spread := p.spread()
+	if len(spread) == 0 && p.flags&spreadErr == 0 || e.ns != p.ns() {
 		return relation, transition
 	}
 	if p.flags&spreadErr != 0 {
 		return relation | PodTopologySpread, transition | PodTopologySpread
-	}
-	spread := p.spread()
-	if len(spread) == 0 {
-		return relation, transition
 	}
 	oldMatch := e.qo != nil && matcher.AnyMatch(spread, e.ns, e.qo.Labels, e.nsLabels)
 	newMatch := e.qn != nil && matcher.AnyMatch(spread, e.ns, e.qn.Labels, e.nsLabels)
@@ -113,9 +112,10 @@ func affinityPodRules(p *rules, e *prepared) (relation, transition bool) {
 	// Symmetry: the assigned pod's own anti-affinity may be what blocks p.
 	var blockedByOld, blockedByNew bool
 	if len(e.oldAnti)+len(e.newAnti) > 0 {
-		pl := e.labelsOf(p.ns)
-		blockedByOld = matcher.AnyMatch(e.oldAnti, p.ns, p.labels, pl)
-		blockedByNew = matcher.AnyMatch(e.newAnti, p.ns, p.labels, pl)
+		ns, labels := p.ns(), p.labels()
+		pl := e.labelsOf(ns)
+		blockedByOld = matcher.AnyMatch(e.oldAnti, ns, labels, pl)
+		blockedByNew = matcher.AnyMatch(e.newAnti, ns, labels, pl)
 	}
 	relation = oldAny || newAny || blockedByOld || blockedByNew
 	switch e.kind {
@@ -127,7 +127,7 @@ func affinityPodRules(p *rules, e *prepared) (relation, transition bool) {
 		// The last clause fixes upstream issue 141354: a pod whose affinity
 		// matches itself may schedule anywhere once no pod matches it.
 		transition = oldAnti || blockedByOld ||
-			(oldAll && allMatch(aff, p.ns, p.labels, e.labelsOf(p.ns)))
+			(oldAll && allMatch(aff, p.ns(), p.labels(), e.labelsOf(p.ns())))
 	}
 	return relation, transition
 }

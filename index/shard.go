@@ -201,9 +201,10 @@ func (s *shard) indexGroup(g *rules, id uint32, add bool, threshold int) {
 			s.wide += int(delta)
 		}
 	}
-	ownHash := strHash(g.ns)
+	own := g.ns()
+	ownHash := strHash(own)
 	nsHash := func(ns string) uint64 {
-		if ns == g.ns {
+		if ns == own {
 			return ownHash
 		}
 		return strHash(ns)
@@ -263,12 +264,12 @@ func (s *shard) indexGroup(g *rules, id uint32, add bool, threshold int) {
 			post(ns)
 		}
 	}
-	for k, v := range g.labels {
+	for k, v := range g.labels() {
 		kh := strHash(k)
 		s.labels.edit(postHash(ownHash, kh, strHash(v), false), id, add, threshold)
 		s.labels.edit(postHash(ownHash, kh, 0, true), id, add, threshold)
 	}
-	s.nsPods.edit(g.ns, id, add, threshold)
+	s.nsPods.edit(own, id, add, threshold)
 	if g.flags != 0 {
 		apply(&s.errs, id)
 	}

@@ -36,9 +36,11 @@ type Pending struct {
 // group: the index's memory and the cost of adding a replica do not grow
 // with its terms, and a lookup evaluates an event once per group.
 //
-// The compiled fields are immutable. The group fields below them belong to
-// the shard that indexes the rules (owner, set once when the group is
-// created, before the rules are published) and are protected by its lock.
+// The compiled fields (terms, counts, flags, from, src) are immutable once
+// the rules are published. The group fields (id and rep, which share a word
+// with the counts to keep the struct small, owner, members) belong to the
+// shard that indexes the rules (owner, set once when the group is created,
+// before the rules are published) and are protected by its lock.
 type rules struct {
 	terms       []matcher.Term // required affinity, then required anti-affinity, then spread
 	nAff, nAnti uint16

@@ -97,8 +97,9 @@ func (it *topoItem) empty() bool { return it.aff.empty() && it.anti.empty() && i
 //   - groups[id] == g != nil  ⇔  g.owner == s, g.id == id and g has at
 //     least one member; free holds exactly the nil ids, once each;
 //   - sources maps the source hash of each live group's representative,
-//     a member of it, to the group (source.go); a group without one is not
-//     in sources;
+//     a member of it, to the group's id + 1 (source.go); a group without
+//     one is not in sources; every member of a live group has the source
+//     hash of its group's rules (src), unless they failed to compile;
 //   - terms, use, wide, labels, nsPods, errs, anti, nsSel and topo hold
 //     exactly what indexGroup derives from the live groups, and no empty
 //     posting; foreign counts the live groups that reach out.

@@ -31,11 +31,12 @@
 //     source.go): the replicas of a workload are one group, which holds
 //     the compiled rules once and lists its member pods. Each group has a
 //     dense uint32 id (a free list reuses them), and every posting list is
-//     a set of group ids: held in its map's value while it has one group
-//     (most postings: a unique label value, one workload's selector), then
-//     a sorted slice, then a roaring bitmap above WithPostingThreshold
-//     (DefaultPostingThreshold). Adding a replica of an indexed workload
-//     appends it to its group and edits no posting;
+//     a set of group ids: held in its 12-byte slot of an open-addressing
+//     table (table.go) while it has one group (most postings: a unique
+//     label value, one workload's selector), then a sorted slice, then a
+//     roaring bitmap above WithPostingThreshold (DefaultPostingThreshold).
+//     Adding a replica of an indexed workload appends it to its group and
+//     edits no posting;
 //   - each required term is posted once per namespace of its scope under an
 //     anchor, one of its positive requirements (In before Exists, fewest
 //     values first): (namespace, key, value) for In, (namespace, key) for
@@ -81,6 +82,16 @@
 // postings back. A shard's tables (postings, sources) double when 7/8 full
 // and halve below 1/8, rehashing under the shard's lock: at 100,000 unique
 // pods in 16 shards, about 25,000 entries a table, some 0.2 ms on one core.
+//
+// Memory: a pod whose rules are its own (a group of one) with two terms and
+// two labels takes about 570 bytes of index: its compiled terms with their
+// requirements and values 288, its Pending and rules 128 (one allocation;
+// the rules keep the pod they were compiled from for its namespace and
+// labels, so the pod stays alive while they do), five table slots and its
+// locator entry the rest. A replica of an indexed workload adds its
+// Pending, its locator entry and a member slot: in groups of ten, about
+// 150 bytes a pod with its share of the group (BENCHMARKS.md,
+// BenchmarkMemory).
 //
 // # Concurrency and invariants
 //

@@ -38,7 +38,7 @@ type Term struct {
 	Required    bool  // false for preferred (weighted) affinity terms
 	Weight      int32 // weight of a preferred term; 0 when Required
 	TopologyKey string
-	Selector    Selector // matches nothing when Err != nil
+	Selector    Selector // matches nothing when Err() != nil
 	Scope       Scope
 	err         *termErr // why the term failed to compile (Err); nil for nearly every term
 }

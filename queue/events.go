@@ -126,15 +126,15 @@ func (q *Queue) handleWith(ev *index.Event, before func()) {
 	if moved > 0 {
 		q.stats.moves[reason] += uint64(moved)
 	}
+	if q.opts.metrics != nil {
+		q.opts.metrics.Lookup(ev.Kind, len(hits), moved)
+	}
 	clear(hits)
 	if cap(hits) > maxKeptHits {
 		hits = nil // do not keep the buffer of a rare huge event
 	}
 	q.hits = hits[:0]
 	q.logEventLocked(ev, "")
-	if q.opts.metrics != nil {
-		q.opts.metrics.Lookup(ev.Kind, len(hits), moved)
-	}
 }
 
 // MoveAll moves every unschedulable pod, as the policy moves pods: it is

@@ -496,6 +496,25 @@ func TestStatsAndMetrics(t *testing.T) {
 	}
 }
 
+// TestMetricsOfHugeEvents checks that an event with more hits than the
+// queue keeps a buffer for reports them all.
+func TestMetricsOfHugeEvents(t *testing.T) {
+	m := &recordingMetrics{}
+	q, _ := newQueue(t, queue.WithMetrics(m))
+	const n = 5000 // more than the 4,096 hits whose buffer the queue keeps
+	for i := range n {
+		name := fmt.Sprintf("p%d", i)
+		mustAdd(t, q, makePod(name, withAffinity("app", "db")))
+		popAndFail(t, q, name, queue.InterPodAffinity)
+	}
+	m.calls = nil
+	q.AssignedPodAdded(makePod("db", onNode("n1"), withLabels("app", "db")))
+	want := fmt.Sprintf("lookup AssignedPodAdd hits=%d moved=%d", n, n)
+	if got := m.calls[len(m.calls)-1]; got != want {
+		t.Errorf("last Metrics call = %q, want %q", got, want)
+	}
+}
+
 type recordingMetrics struct{ calls []string }
 
 func (m *recordingMetrics) Lookup(kind index.EventKind, hits, moved int) {

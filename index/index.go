@@ -8,6 +8,8 @@ import (
 	"github.com/cespare/xxhash/v2"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/affinityq/affinityq/matcher"
 )
 
 // Index is the reverse index of pending pods' affinity, anti-affinity and
@@ -218,24 +220,40 @@ func (ix *Index) Lookup(dst []Hit, ev *Event) []Hit {
 		return dst
 	}
 	scratch := ix.scratch.Get().(*[]uint32)
-	switch e.kind {
-	case AssignedPodAdd, AssignedPodUpdate, AssignedPodDelete:
-		// Only the pods of the event's namespace and those whose rules reach
-		// out of their own can be affected, unless the assigned pod's own
-		// anti-affinity reaches into other namespaces.
-		home, all := ix.homeShard(e.ns), len(e.oldAnti)+len(e.newAnti) > 0
-		for i, s := range ix.shards {
-			if all || i == home || s.foreign.Load() > 0 {
-				dst = s.lookup(dst, &e, scratch)
-			}
-		}
-	default:
-		for _, s := range ix.shards {
+	home, all := ix.reach(&e)
+	for i, s := range ix.shards {
+		if all || i == home || s.foreign.Load() > 0 {
 			dst = s.lookup(dst, &e, scratch)
 		}
 	}
 	ix.scratch.Put(scratch)
 	return dst
+}
+
+// reach returns the shards a lookup of e visits besides those holding pods
+// whose rules reach out of their namespace (shard 0): every shard (all) for
+// node and namespace events, and for an assigned pod whose required
+// anti-affinity reaches beyond its own namespace (the pods it blocks may be
+// anywhere); otherwise only home, the shard of the event's namespace, whose
+// pods are the only others an assigned pod can affect.
+func (ix *Index) reach(e *prepared) (home int, all bool) {
+	switch e.kind {
+	case AssignedPodAdd, AssignedPodUpdate, AssignedPodDelete:
+		return ix.homeShard(e.ns), reachesOut(e.oldAnti, e.ns) || reachesOut(e.newAnti, e.ns)
+	}
+	return 0, true
+}
+
+// reachesOut reports whether a term of terms may match a pod outside
+// namespace ns.
+func reachesOut(terms []matcher.Term, ns string) bool {
+	for i := range terms {
+		sc := &terms[i].Scope
+		if !sc.Selector().Nothing() || len(sc.Names()) != 1 || sc.Names()[0] != ns {
+			return true
+		}
+	}
+	return false
 }
 
 // AssignedPodAdded appends the pods affected by the addition of an assigned

@@ -252,3 +252,39 @@ func TestGroups(t *testing.T) {
 	}
 	check("after the other index", 2, 1, "b", "c")
 }
+
+// TestLookupReach checks which shards an event's lookup visits: an assigned
+// pod's own anti-affinity sends it to every shard only when it reaches
+// beyond the pod's namespace.
+func TestLookupReach(t *testing.T) {
+	ix := New(WithShards(4))
+	anti := func(ns []string, nsSel *metav1.LabelSelector) podOpt {
+		return withAnti(v1.PodAffinityTerm{LabelSelector: sel(exists("app")), TopologyKey: "zone", Namespaces: ns, NamespaceSelector: nsSel})
+	}
+	tests := []struct {
+		name string
+		ev   Event
+		all  bool
+	}{
+		{"no anti-affinity", Event{Kind: AssignedPodAdd, NewPod: pod("q", onNode("n"))}, false},
+		{"anti-affinity in its own namespace", Event{Kind: AssignedPodAdd, NewPod: pod("q", onNode("n"), anti(nil, nil))}, false},
+		{"anti-affinity listing its own namespace", Event{Kind: AssignedPodDelete, OldPod: pod("q", onNode("n"), anti([]string{"default"}, nil))}, false},
+		{"anti-affinity listing another namespace", Event{Kind: AssignedPodAdd, NewPod: pod("q", onNode("n"), anti([]string{"other"}, nil))}, true},
+		{"anti-affinity by namespace selector", Event{Kind: AssignedPodAdd, NewPod: pod("q", onNode("n"), anti(nil, &metav1.LabelSelector{}))}, true},
+		{"old version reaches out", Event{Kind: AssignedPodUpdate, OldPod: pod("q", onNode("n"), anti([]string{"a", "b"}, nil)), NewPod: pod("q", onNode("n"))}, true},
+		{"node event", Event{Kind: NodeAdd, NewNode: node(map[string]string{"zone": "z"})}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var e prepared
+			prepare(&e, &tc.ev, nil)
+			home, all := ix.reach(&e)
+			if all != tc.all {
+				t.Errorf("reach(%s) visits every shard = %v, want %v", tc.name, all, tc.all)
+			}
+			if want := ix.homeShard(e.ns); !all && home != want {
+				t.Errorf("reach(%s) home = %d, want %d", tc.name, home, want)
+			}
+		})
+	}
+}

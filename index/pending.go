@@ -107,13 +107,7 @@ func compile(pod *v1.Pod) (*Pending, error) {
 	if t.SpreadErr() != nil {
 		r.flags |= spreadErr
 	}
-	r.reachesOut = r.flags != 0
-	for i := range r.terms {
-		sc := &r.terms[i].Scope
-		if !sc.Selector().Nothing() || len(sc.Names()) != 1 || sc.Names()[0] != pod.Namespace {
-			r.reachesOut = r.reachesOut || r.terms[i].Err() == nil
-		}
-	}
+	r.reachesOut = r.flags != 0 || reachesOut(r.terms, pod.Namespace)
 	p.pod, p.rules = pod, r
 	return p, nil
 }

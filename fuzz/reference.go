@@ -211,6 +211,10 @@ func (r *Reference) assignedPodEvent(kind eventKind, oldQ, newQ *v1.Pod) map[typ
 			return out
 		}
 	}
+	if kind == podUpdated && labels.Equals(oldQ.Labels, newQ.Labels) &&
+		oldQ.Spec.NodeName == newQ.Spec.NodeName && oldQ.Status.NominatedNodeName == newQ.Status.NominatedNodeName {
+		return out // neither its labels nor its node changed: a status-only update
+	}
 	// The required anti-affinity terms of Q itself, for the symmetric rule.
 	oldAnti, newAnti := antiTermsOf(oldQ), antiTermsOf(newQ)
 	for uid, p := range r.pods {

@@ -386,10 +386,10 @@ var assignedPodCases = []referenceCase{
 		want:    map[types.UID]Effect{"spreads-foo": ptsBoth},
 	},
 	{
-		name:    "spread: nil and empty labels are equal",
+		name:    "nil and empty labels are equal: an update that changes neither labels nor node affects no one",
 		pending: []*v1.Pod{pod("p", nil, spread(doNotSchedule(zone, &metav1.LabelSelector{})))},
 		event:   updatePod(pod("q", nil, onNode("n1")), pod("q", map[string]string{}, onNode("n1"))),
-		want:    map[types.UID]Effect{"p": ptsRel},
+		want:    none,
 	},
 	{
 		name:    "spread: a nil selector matches nothing",

@@ -130,6 +130,12 @@ func scheduled(p *v1.Pod) bool {
 	return p.Spec.NodeName != "" || p.Status.NominatedNodeName != ""
 }
 
+// sameNode reports whether two versions of a pod are bound and nominated
+// to the same nodes.
+func sameNode(a, b *v1.Pod) bool {
+	return a.Spec.NodeName == b.Spec.NodeName && a.Status.NominatedNodeName == b.Status.NominatedNodeName
+}
+
 // prepare fills e for ev. It does not allocate unless an assigned pod has
 // required anti-affinity terms.
 func prepare(e *prepared, ev *Event, lookupNS NamespaceLabels) {
@@ -151,6 +157,15 @@ func prepare(e *prepared, ev *Event, lookupNS NamespaceLabels) {
 			e.none = true
 			return
 		}
+		if e.qo != nil && e.qn != nil {
+			e.labelsChanged = !maps.Equal(e.qo.Labels, e.qn.Labels)
+			if !e.labelsChanged && sameNode(e.qo, e.qn) {
+				// A status-only update, the most frequent kind: nothing a
+				// term or a count reads has changed.
+				e.none = true
+				return
+			}
+		}
 		q := e.qn
 		if q == nil {
 			q = e.qo
@@ -160,9 +175,6 @@ func prepare(e *prepared, ev *Event, lookupNS NamespaceLabels) {
 		e.nsLabels = e.labelsOf(e.ns)
 		e.oldAnti = matcher.CompileRequiredAntiAffinity(e.qo)
 		e.newAnti = matcher.CompileRequiredAntiAffinity(e.qn)
-		if e.qo != nil && e.qn != nil {
-			e.labelsChanged = !maps.Equal(e.qo.Labels, e.qn.Labels)
-		}
 	case NodeAdd, NodeUpdate, NodeDelete:
 		if ev.Kind != NodeAdd {
 			e.oldNode = nodeLabels(ev.OldNode)

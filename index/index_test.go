@@ -271,7 +271,7 @@ func TestLookupReach(t *testing.T) {
 		{"anti-affinity listing its own namespace", Event{Kind: AssignedPodDelete, OldPod: pod("q", onNode("n"), anti([]string{"default"}, nil))}, false},
 		{"anti-affinity listing another namespace", Event{Kind: AssignedPodAdd, NewPod: pod("q", onNode("n"), anti([]string{"other"}, nil))}, true},
 		{"anti-affinity by namespace selector", Event{Kind: AssignedPodAdd, NewPod: pod("q", onNode("n"), anti(nil, &metav1.LabelSelector{}))}, true},
-		{"old version reaches out", Event{Kind: AssignedPodUpdate, OldPod: pod("q", onNode("n"), anti([]string{"a", "b"}, nil)), NewPod: pod("q", onNode("n"))}, true},
+		{"old version reaches out", Event{Kind: AssignedPodUpdate, OldPod: pod("q", onNode("n"), anti([]string{"a", "b"}, nil)), NewPod: pod("q", onNode("n"), withLabels(map[string]string{"v": "2"}))}, true},
 		{"node event", Event{Kind: NodeAdd, NewNode: node(map[string]string{"zone": "z"})}, true},
 	}
 	for _, tc := range tests {
@@ -284,6 +284,47 @@ func TestLookupReach(t *testing.T) {
 			}
 			if want := ix.homeShard(e.ns); !all && home != want {
 				t.Errorf("reach(%s) home = %d, want %d", tc.name, home, want)
+			}
+		})
+	}
+}
+
+// TestStatusOnlyUpdateAffectsNoOne checks that an update of an assigned pod
+// that changes neither its labels nor its node affects no pending pod, under
+// either policy, while one that changes either does.
+func TestStatusOnlyUpdateAffectsNoOne(t *testing.T) {
+	ix := New()
+	p := pod("p", withAffinity(term("zone", sel(exists("app")))), withAnti(term("host", sel(in("app", "db")))))
+	if err := ix.Add(p); err != nil {
+		t.Fatal(err)
+	}
+	q := pod("q", onNode("n1"), withLabels(map[string]string{"app": "db"}))
+	status := q.DeepCopy()
+	status.Status.Phase = v1.PodRunning
+	status.Status.Conditions = []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue}}
+	relabelled := q.DeepCopy()
+	relabelled.Labels = map[string]string{"app": "web"}
+	nominated := q.DeepCopy()
+	nominated.Status.NominatedNodeName = "n2"
+	tests := []struct {
+		name     string
+		old, new *v1.Pod
+		want     int
+	}{
+		{"status only", q, status, 0},
+		{"the same object", q, q, 0},
+		{"labels changed", q, relabelled, 1},
+		{"nominated node changed", q, nominated, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ix.AssignedPodUpdated(nil, tc.old, tc.new); len(got) != tc.want {
+				t.Errorf("AssignedPodUpdated(%s) = %d hits, want %d", tc.name, len(got), tc.want)
+			}
+			pending, _ := ix.Get(p.UID)
+			rel, tr := pending.Affected(&Event{Kind: AssignedPodUpdate, OldPod: tc.old, NewPod: tc.new}, nil)
+			if got := rel|tr != 0; got != (tc.want > 0) {
+				t.Errorf("Affected(%s) = %v, %v; want affected %v", tc.name, rel, tr, tc.want > 0)
 			}
 		})
 	}

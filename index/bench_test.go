@@ -152,7 +152,7 @@ func scan(dst []Hit, pods []*Pending, ev *Event) []Hit {
 	var e prepared
 	prepare(&e, ev, nil)
 	for _, p := range pods {
-		if rel, tr := evaluate(p.rules, &e); rel|tr != 0 {
+		if rel, tr := evaluate(&p.rules.shape, p.rules, p.pod, &e, termMatches{}); rel|tr != 0 {
 			dst = append(dst, Hit{Pod: p.pod, Relation: rel, Transition: tr})
 		}
 	}
@@ -274,5 +274,108 @@ func BenchmarkShards(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// The unique-rules pool: n pending pods, each its own group (a label of its
+// own), waiting for a partner: required affinity to color=c-k on zone, and
+// every other pod also to tier=t-j on hostname. The k of pod i is i modulo
+// n/uniqueAffected, so the uniqueAffected pods that wait for one partner
+// are spread over the whole pool (and over their shard's groups), as the
+// pods of unrelated workloads are. A relabelled partner affects them all.
+
+const uniqueAffected = 15
+
+func uniquePending(i, n int) *v1.Pod {
+	k := i % max(n/uniqueAffected, 1)
+	p := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: "unique-" + strconv.Itoa(i), Namespace: "ns-" + strconv.Itoa(k%benchNamespaces),
+			UID:    types.UID("uid-unique-" + strconv.Itoa(i)),
+			Labels: map[string]string{"app": "unique", "pod": "p-" + strconv.Itoa(i)},
+		},
+		Spec: v1.PodSpec{Affinity: &v1.Affinity{PodAffinity: &v1.PodAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"color": "c-" + strconv.Itoa(k)}},
+				TopologyKey:   "topology.kubernetes.io/zone",
+			}},
+		}}},
+	}
+	if i%2 == 1 {
+		terms := &p.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+		*terms = append(*terms, v1.PodAffinityTerm{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "t-" + strconv.Itoa(i%7)}},
+			TopologyKey:   "kubernetes.io/hostname",
+		})
+	}
+	return p
+}
+
+// uniqueEvent returns the old and new version of the scheduled partner k,
+// whose rev label changes.
+func uniqueEvent(k int) (oldPod, newPod *v1.Pod) {
+	oldPod = &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: "partner-" + strconv.Itoa(k), Namespace: "ns-" + strconv.Itoa(k%benchNamespaces), UID: "uid-partner",
+			Labels: map[string]string{"color": "c-" + strconv.Itoa(k), "rev": "one"},
+		},
+		Spec: v1.PodSpec{NodeName: "node-1"},
+	}
+	newPod = oldPod.DeepCopy()
+	newPod.Labels["rev"] = "two"
+	return oldPod, newPod
+}
+
+// BenchmarkUniqueRules measures the cost of each affected pod when every
+// pending pod has rules of its own (shape=unique: a StatefulSet's pods, a
+// unique partner label), next to the same number of affected pods in one
+// group (shape=group, BenchmarkAssignedPodUpdated's pool): impl=index
+// repeats one event (warm caches), impl=index-stream cycles through the
+// events of every partner (cold caches, as a real stream). ns/affected is
+// the cost per affected pod.
+func BenchmarkUniqueRules(b *testing.B) {
+	for _, n := range benchSizes() {
+		for _, shape := range []string{"unique", "group"} {
+			var pods []*v1.Pod
+			var events []Event
+			switch shape {
+			case "unique":
+				pods = make([]*v1.Pod, n)
+				for i := range pods {
+					pods[i] = uniquePending(i, n)
+				}
+				events = make([]Event, max(n/uniqueAffected, 1))
+				for k := range events {
+					o, nw := uniqueEvent(k)
+					events[k] = Event{Kind: AssignedPodUpdate, OldPod: o, NewPod: nw}
+				}
+			default:
+				pods = benchPool(n, uniqueAffected)
+				events = make([]Event, n/uniqueAffected)
+				for g := range events {
+					o, nw := benchEvent(g)
+					events[g] = Event{Kind: AssignedPodUpdate, OldPod: o, NewPod: nw}
+				}
+			}
+			ix := buildIndex(b, pods)
+			for _, impl := range []string{"index", "index-stream"} {
+				b.Run(fmt.Sprintf("pods=%d/shape=%s/impl=%s", n, shape, impl), func(b *testing.B) {
+					b.ReportAllocs()
+					hits := make([]Hit, 0, 64)
+					i, affected := 0, 0
+					for b.Loop() {
+						ev := &events[len(events)/2]
+						if impl == "index-stream" {
+							ev = &events[i%len(events)]
+						}
+						hits = ix.Lookup(hits[:0], ev)
+						affected += len(hits)
+						i++
+					}
+					b.ReportMetric(float64(affected)/float64(i), "affected/op")
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(affected), "ns/affected")
+				})
+			}
+		}
 	}
 }

@@ -20,7 +20,7 @@ type Index struct {
 	locs      []locShard // the indexed pods by UID, sharded by xxhash(UID); len(locs) == len(shards)
 	threshold int
 	lookupNS  NamespaceLabels
-	scratch   sync.Pool // *[]uint32 candidate buffers, one per concurrent lookup
+	scratch   sync.Pool // *[]uint64 candidate buffers, one per concurrent lookup
 }
 
 // Option configures New.
@@ -79,12 +79,12 @@ func New(opts ...Option) *Index {
 		ix.shards[i] = newShard()
 		ix.locs[i].m = map[types.UID]*Pending{}
 	}
-	ix.scratch.New = func() any { s := make([]uint32, 0, 64); return &s }
+	ix.scratch.New = func() any { s := make([]uint64, 0, 64); return &s }
 	return ix
 }
 
 // locShard maps the UIDs that hash to it to the Pending the index keeps
-// for them; the Pending's group says which shard holds it (rules.owner).
+// for them; the Pending's placement says which shard holds it.
 // It is the index's only map by UID.
 type locShard struct {
 	mu sync.RWMutex // protects m; taken before a shard's lock, never after
@@ -107,7 +107,7 @@ func (ix *Index) homeOf(nsHash uint64) int {
 
 // placement returns the shard p belongs in.
 func (ix *Index) placement(p *Pending) int {
-	if p.reachesOut {
+	if p.rules.reachesOut {
 		return 0
 	}
 	return ix.homeShard(p.pod.Namespace)
@@ -123,43 +123,44 @@ func (ix *Index) locOf(uid types.UID) *locShard {
 // checked, and Add returns nil. Add does not copy the pod: it must not be
 // modified while indexed.
 func (ix *Index) Add(pod *v1.Pod) error {
-	p, err := ix.Compile(pod)
-	if err != nil {
+	var p Pending // not kept: insert copies it
+	if err := ix.compile(&p, pod); err != nil {
 		return err
 	}
-	ix.insert(p, true, nil)
+	ix.insert(&p, nil)
 	return nil
 }
 
 // Insert indexes a compiled pod, replacing the entry of the same UID.
 //
-// It returns the Pending the index keeps: p's pod, tag and errors, with
-// rules shared with the other indexed pods that have the same ones. A
-// caller that keeps a Pending per pod (a queue, to replay events against a
-// pod in flight) saves memory by keeping that one; it stays valid after the
-// pod is removed. A p from ix.Compile shares the rules of an indexed pod
-// with the same spec when there is one.
-func (ix *Index) Insert(p *Pending) *Pending { return ix.insert(p, false, p.tag) }
+// It returns the Pending the index keeps: p's pod and tag, with rules
+// shared with the other indexed pods of p's source. A caller that keeps a
+// Pending per pod (a queue, to replay events against a pod in flight) saves
+// memory by keeping that one; it stays valid after the pod is removed. A p
+// from ix.Compile shares the rules of an indexed pod with the same spec
+// when there is one. p itself is not kept.
+func (ix *Index) Insert(p *Pending) *Pending { return ix.insert(p, p.tag) }
 
 // InsertWithTag is Insert(p.WithTag(tag)) without the intermediate copy:
 // the Pending the index keeps carries tag.
-func (ix *Index) InsertWithTag(p *Pending, tag any) *Pending { return ix.insert(p, false, tag) }
+func (ix *Index) InsertWithTag(p *Pending, tag any) *Pending { return ix.insert(p, tag) }
 
-// insert is Insert with the kept Pending's tag given; owned says that p
-// and its rules are the caller's to give away (see shard.insertLocked).
-func (ix *Index) insert(p *Pending, owned bool, tag any) *Pending {
+// insert is Insert with the kept Pending's tag given.
+func (ix *Index) insert(p *Pending, tag any) *Pending {
 	uid := p.pod.UID
 	loc := ix.locOf(uid)
 	loc.mu.Lock()
 	defer loc.mu.Unlock()
 	s := ix.shards[ix.placement(p)]
 	old := loc.m[uid]
-	if old != nil && old.rules.owner != s {
-		old.rules.owner.remove(old, ix.threshold)
-		old = nil
+	if old != nil {
+		if os := ix.shards[ix.placement(old)]; os != s {
+			os.remove(old, ix.threshold)
+			old = nil
+		}
 	}
 	s.mu.Lock()
-	kept := s.insertLocked(p, old, owned, tag, ix.threshold)
+	kept := s.insertLocked(p, old, tag, ix.threshold)
 	s.mu.Unlock()
 	loc.m[uid] = kept
 	return kept
@@ -175,8 +176,7 @@ func (ix *Index) Remove(uid types.UID) bool {
 		return false
 	}
 	delete(loc.m, uid)
-	// p.rules was set by the insert that stored p, under this same lock.
-	p.rules.owner.remove(p, ix.threshold)
+	ix.shards[ix.placement(p)].remove(p, ix.threshold)
 	return true
 }
 
@@ -219,7 +219,7 @@ func (ix *Index) Lookup(dst []Hit, ev *Event) []Hit {
 	if e.none {
 		return dst
 	}
-	scratch := ix.scratch.Get().(*[]uint32)
+	scratch := ix.scratch.Get().(*[]uint64)
 	home, all := ix.reach(&e)
 	for i, s := range ix.shards {
 		if all || i == home || s.foreign.Load() > 0 {
@@ -311,7 +311,9 @@ func (ix *Index) Validate() error {
 		var members []*Pending
 		for _, g := range s.groups {
 			if g != nil {
-				members = append(members, g.members...)
+				for i := range g.size() {
+					members = append(members, g.member(i))
+				}
 			}
 		}
 		s.mu.RUnlock()

@@ -3,7 +3,6 @@ package index
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
@@ -15,52 +14,41 @@ import (
 // anti-affinity terms and its DoNotSchedule spread constraints. Preferred
 // terms are not kept: they never make a pod unschedulable.
 //
-// A Pending is immutable once compiled and may be shared between goroutines;
-// a queue can keep one for a pod in flight and replay events against it with
-// Affected.
+// A Pending's pod and rules are immutable once compiled, and a Pending may
+// be shared between goroutines (the index writes only the position fields
+// of the Pendings it keeps, under its lock); a queue can keep one for a pod in flight and
+// replay events against it with Affected.
 type Pending struct {
-	pod *v1.Pod
-	*rules
-	tag any // the embedder's, returned in every Hit of the pod (WithTag)
+	pod   *v1.Pod
+	rules *rules
+	tag   any // the embedder's, returned in every Hit of the pod (WithTag)
 
-	// at is the pod's position in rules.members while indexed; only the
-	// Pendings the index keeps have it, under the owning shard's lock.
-	at uint32
+	// gid and at are the pod's group in its shard and its position in the
+	// group's members while indexed, under the shard's lock; only the
+	// Pendings the index keeps have them. A Pending from Index.Compile
+	// carries the id of the group whose rules it was given, as a hint.
+	gid, at uint32
 }
 
-// rules is what an event's effect on a pending pod depends on: its compiled
-// terms, its namespace and its labels. Replicas of one workload have equal
-// rules. A shard indexes groups, not pods: each group is one rules value
-// with the pods that have it (members), and every posting names groups. The
-// replicas of a workload, found by their source (source.go), are thus one
-// group: the index's memory and the cost of adding a replica do not grow
-// with its terms, and a lookup evaluates an event once per group.
-//
-// The compiled fields (terms, counts, flags, from, src) are immutable once
-// the rules are published. The group fields (id and rep, which share a word
-// with the counts to keep the struct small, owner, members) belong to the
-// shard that indexes the rules (owner, set once when the group is created,
-// before the rules are published) and are protected by its lock.
+// rules is what a pending pod's terms compile to, the same for every pod of
+// a source (source.go): the replicas of a workload share one rules value,
+// which their group (group.go) and the Pendings of its members point to.
+// rules are immutable once compiled: every field is set by compile before
+// the value is published, and never written again.
 type rules struct {
-	terms       []matcher.Term // required affinity, then required anti-affinity, then spread
-	nAff, nAnti uint16
-	flags       pendingFlags
-	reachesOut  bool   // a term reaches beyond ns (a listed namespace or a selector), or a term failed
-	id          uint32 // the group's slot in owner.groups while it has members (a group field, below)
-	rep         uint32 // 1 + the position in members of the representative, by whose source owner.sources holds the group (source.go); 0 if none (a group field)
-	// from is the pod the rules were compiled from, whose namespace and
-	// labels they are (ns, labels). It is kept, not copied: a pod costs the
-	// rules one pointer, not a string and a map, and a group's members
-	// have the same namespace and labels. The rules keep that pod alive as
-	// long as they live, after it leaves the index too.
-	from *v1.Pod
-	// src is the hash of the source (source.go) of the pods these rules
-	// were compiled for, 0 when not known (failed rules, or rules not yet
-	// grouped); it is set before the rules are published.
-	src uint64
+	shape
+	terms []matcher.Term // required affinity, then required anti-affinity, then spread
+	src   uint64         // the hash of the source (source.go) of the pods the rules are for; 0 for rules that failed, which are not shared
+}
 
-	owner   *shard     // the shard whose group these rules are; nil for freshly compiled rules
-	members []*Pending // the indexed pods of the group; none once it is dropped
+// shape is what an evaluation reads of rules besides their terms; a group
+// keeps a copy next to its first member, so that a lookup decides a
+// candidate whose terms the postings decide without reading its rules.
+type shape struct {
+	nAff, nAnti, n uint16 // affinity terms, anti-affinity terms, all terms
+	decided        uint16 // bit i: the postings decide term i (group.go)
+	flags          pendingFlags
+	reachesOut     bool // a term reaches beyond the pod's namespace (a listed namespace or a selector), or a term failed
 }
 
 type pendingFlags uint8
@@ -81,26 +69,22 @@ func Compile(pod *v1.Pod) (*Pending, error) {
 	if err := checkPod(pod); err != nil {
 		return nil, err
 	}
-	return compile(pod)
+	r, err := compile(pod, sourceHash(pod, strHash(pod.Namespace)))
+	if err != nil {
+		return nil, err
+	}
+	return &Pending{pod: pod, rules: r}, nil
 }
 
-// compile is Compile for a checked pod.
-func compile(pod *v1.Pod) (*Pending, error) {
+// compile compiles the rules of a checked pod whose source hash is src.
+func compile(pod *v1.Pod, src uint64) (*rules, error) {
 	t, _ := matcher.CompileRequired(pod) // errors are in the terms, and Err recompiles them
 	n := len(t.Affinity) + len(t.AntiAffinity) + len(t.Spread)
 	if n > maxTerms {
 		return nil, fmt.Errorf("index: pod %s/%s has %d terms, more than %d", pod.Namespace, pod.Name, n, maxTerms)
 	}
-	// A compiled pod and its rules are allocated together: for a pod that
-	// founds a group (a unique pod, a workload's first replica) they live
-	// as long as each other.
-	both := &struct {
-		p Pending
-		r rules
-	}{}
-	p, r := &both.p, &both.r
-	*r = rules{nAff: uint16(len(t.Affinity)), nAnti: uint16(len(t.AntiAffinity)), from: pod}
-	r.terms = t.Required()
+	r := &rules{terms: t.Required()}
+	r.nAff, r.nAnti, r.n = uint16(len(t.Affinity)), uint16(len(t.AntiAffinity)), uint16(len(r.terms))
 	if t.AffinityErr() != nil {
 		r.flags |= affinityErr
 	}
@@ -108,8 +92,15 @@ func compile(pod *v1.Pod) (*Pending, error) {
 		r.flags |= spreadErr
 	}
 	r.reachesOut = r.flags != 0 || reachesOut(r.terms, pod.Namespace)
-	p.pod, p.rules = pod, r
-	return p, nil
+	if r.shareable() {
+		r.src = src
+	}
+	for i := range min(len(r.terms), maxDecided) {
+		if decides(&r.terms[i]) {
+			r.decided |= 1 << i
+		}
+	}
+	return r, nil
 }
 
 // checkPod rejects what no index can hold.
@@ -144,38 +135,28 @@ func (p *Pending) Pod() *v1.Pod { return p.pod }
 // compiled again on each call (they are a diagnosis, and a Pending does not
 // carry them).
 func (p *Pending) Err() error {
-	if p.flags == 0 {
+	if p.rules.flags == 0 {
 		return nil
 	}
 	_, err := matcher.CompileRequired(p.pod)
 	return fmt.Errorf("index: pod %s/%s kept and always checked: %w", p.pod.Namespace, p.pod.Name, err)
 }
 
-// representative returns the member by whose source the group is found,
-// nil if none.
-func (r *rules) representative() *Pending {
-	if r.rep == 0 {
-		return nil
-	}
-	return r.members[r.rep-1]
-}
-
-// ns and labels are the namespace and labels of the pods with these rules.
-func (r *rules) ns() string                { return r.from.Namespace }
-func (r *rules) labels() map[string]string { return r.from.Labels }
-
 func (r *rules) affinity() []matcher.Term { return r.terms[:r.nAff] }
 func (r *rules) anti() []matcher.Term     { return r.terms[r.nAff : r.nAff+r.nAnti] }
 func (r *rules) spread() []matcher.Term   { return r.terms[r.nAff+r.nAnti:] }
+
+// decides reports whether the postings decide term i (group.go).
+func (r *rules) decides(i int) bool { return i < maxDecided && r.decided>>i&1 != 0 }
 
 // shareable reports whether r may be shared: rules with failed terms are
 // kept per pod (their errors name the pod).
 func (r *rules) shareable() bool { return r.flags == 0 }
 
-// equal reports whether r and o have the same terms, namespace and labels,
-// and so the same effect for every event.
+// equal reports whether r and o have the same compiled fields, and so the
+// same effect for every event on pods of one namespace and labels.
 func (r *rules) equal(o *rules) bool {
-	return r.ns() == o.ns() && r.nAff == o.nAff && r.nAnti == o.nAnti &&
-		r.flags == o.flags && maps.Equal(r.labels(), o.labels()) &&
+	return r.nAff == o.nAff && r.nAnti == o.nAnti && r.decided == o.decided && r.flags == o.flags &&
+		r.reachesOut == o.reachesOut && r.src == o.src &&
 		slices.EqualFunc(r.terms, o.terms, func(a, b matcher.Term) bool { return a.Equal(&b) })
 }

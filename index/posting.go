@@ -17,7 +17,8 @@ import (
 // measures both.
 const DefaultPostingThreshold = 64
 
-// posting is a set of pod slots: a sorted slice while it is small, a roaring
+// posting is a set of groups (their ids, or term entries in the term
+// postings): a sorted slice while it is small, a roaring
 // bitmap once it has grown past the threshold. It returns to a slice when it
 // shrinks to a quarter of the threshold, so a posting hovering at the
 // threshold does not convert back and forth.
@@ -112,6 +113,34 @@ func (p *posting) appendTo(dst []uint32) []uint32 {
 		return true
 	})
 	return dst
+}
+
+// appendCandidates appends a lookup candidate (lookup.go) per element to
+// dst: for the term entries it holds, reached by the versions ver; for the
+// group ids it holds when groups, each group undecided.
+func (p *posting) appendCandidates(dst []uint64, groups bool, ver uint64) []uint64 {
+	if p.big == nil {
+		for _, x := range p.small {
+			dst = append(dst, asCandidate(x, groups, ver))
+		}
+		return dst
+	}
+	p.big.Iterate(func(x uint32) bool {
+		dst = append(dst, asCandidate(x, groups, ver))
+		return true
+	})
+	return dst
+}
+
+// appendGroups appends the groups of a posting of group ids as undecided
+// candidates.
+func (p *posting) appendGroups(dst []uint64) []uint64 { return p.appendCandidates(dst, true, 0) }
+
+func asCandidate(x uint32, group bool, ver uint64) uint64 {
+	if group {
+		return candidate(termEntry(x, undecidedTerm), 0)
+	}
+	return candidate(x, ver)
 }
 
 // bytes estimates the posting's heap footprint beyond the struct itself.
@@ -220,6 +249,29 @@ func (t *postingTable) appendTo(dst []uint32, k uint64) []uint32 {
 		return t.appendRef(dst, r)
 	}
 	return dst
+}
+
+// appendEntries appends k's posting of term entries to dst as candidates
+// reached by ver.
+func (t *postingTable) appendEntries(dst []uint64, k uint64, ver uint64) []uint64 {
+	return t.appendCandidates(dst, k, false, ver)
+}
+
+// appendGroups appends k's posting of group ids to dst as undecided
+// candidates.
+func (t *postingTable) appendGroups(dst []uint64, k uint64) []uint64 {
+	return t.appendCandidates(dst, k, true, 0)
+}
+
+func (t *postingTable) appendCandidates(dst []uint64, k uint64, groups bool, ver uint64) []uint64 {
+	r, ok := t.get(k)
+	switch {
+	case !ok:
+		return dst
+	case r >= refMany:
+		return t.many[r-refMany].appendCandidates(dst, groups, ver)
+	}
+	return append(dst, asCandidate(r-1, groups, ver))
 }
 
 func (t *postingTable) appendRef(dst []uint32, r uint32) []uint32 {
@@ -334,10 +386,10 @@ func (m nsPostings) all() iter.Seq2[string, []uint32] {
 	}
 }
 
-// appendTo appends ns's posting to dst in increasing order.
-func (m nsPostings) appendTo(dst []uint32, ns string) []uint32 {
+// appendGroups appends ns's groups to dst as undecided candidates.
+func (m nsPostings) appendGroups(dst []uint64, ns string) []uint64 {
 	if p := m[ns]; p != nil {
-		return p.appendTo(dst)
+		return p.appendGroups(dst)
 	}
 	return dst
 }

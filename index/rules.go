@@ -1,6 +1,10 @@
 package index
 
 import (
+	"math/bits"
+
+	v1 "k8s.io/api/core/v1"
+
 	"github.com/affinityq/affinityq/matcher"
 )
 
@@ -14,37 +18,123 @@ func (p *Pending) Affected(ev *Event, lookupNS NamespaceLabels) (relation, trans
 	}
 	var e prepared
 	prepare(&e, ev, lookupNS)
-	return evaluate(p.rules, &e)
+	return evaluate(&p.rules.shape, p.rules, p.pod, &e, termMatches{})
 }
+
+// termMatches says which terms of a candidate the old and the new version
+// of an assigned pod match, for the terms a lookup has decided from the
+// postings that found the candidate (decided; term entries in group.go).
+// The zero value decides nothing.
+type termMatches struct{ decided, old, new uint16 }
 
 // evaluate is the one place where the rules of DESIGN.md ("Which pending
 // pods an event affects") are written down; the index only narrows down the
-// pods it is asked about. The result depends on the pod's rules alone (its
-// terms, namespace and labels), so pods sharing rules share the result.
-func evaluate(p *rules, e *prepared) (relation, transition RuleSet) {
+// pods it is asked about. The result depends on the rules and on the
+// namespace and labels of pod, a pod with them, so pods sharing rules (and
+// so those) share the result; sh is r.shape or a copy of it, m holds what
+// the postings decided. When they decide every term, r is not read.
+func evaluate(sh *shape, r *rules, pod *v1.Pod, e *prepared, m termMatches) (relation, transition RuleSet) {
 	if e.none {
 		return 0, 0
 	}
 	switch e.kind {
 	case AssignedPodAdd, AssignedPodUpdate, AssignedPodDelete:
-		return assignedPodRules(p, e)
+		return assignedPodRules(sh, r, pod, e, m)
 	case NodeAdd, NodeUpdate, NodeDelete:
-		r := nodeRules(p, e)
-		return r, r
+		x := nodeRules(r, e)
+		return x, x
 	case NamespaceUpdate:
-		r := namespaceRules(p, e)
-		return r, r
+		x := namespaceRules(r, e)
+		return x, x
 	}
 	return 0, 0
 }
 
-func assignedPodRules(p *rules, e *prepared) (relation, transition RuleSet) {
+// termSet is a set of a rules' term indices: the terms that one version of
+// an assigned pod matches. Rules of up to 64 terms take one word.
+type termSet []uint64
+
+// termSets returns two empty sets for rules of n terms, in buf when they
+// fit (they do not allocate then).
+func termSets(n int, buf *[2]uint64) (a, b termSet) {
+	if n <= 64 {
+		return buf[0:1:1], buf[1:2:2]
+	}
+	w := (n + 63) / 64
+	s := make(termSet, 2*w)
+	return s[:w:w], s[w:]
+}
+
+func (s termSet) add(i int) { s[i>>6] |= 1 << (i & 63) }
+
+// count returns how many of the terms from, …, to-1 are in s.
+func (s termSet) count(from, to int) int {
+	if to <= 64 {
+		return bits.OnesCount64(s[0] & (^uint64(0) >> (64 - (to - from)) << from))
+	}
+	n := 0
+	for w := from >> 6; w<<6 < to; w++ {
+		x := s[w]
+		if lo := w << 6; from > lo {
+			x &^= 1<<(from-lo) - 1
+		}
+		if hi := w<<6 + 64; to < hi {
+			x &= 1<<(64-(hi-to)) - 1
+		}
+		n += bits.OnesCount64(x)
+	}
+	return n
+}
+
+// anyOf and allOf report whether s holds any, and every, of the terms from,
+// …, to-1; allOf is false for no terms, as kube-scheduler's
+// podMatchesAllAffinityTerms.
+func (s termSet) anyOf(from, to int) bool { return s.count(from, to) > 0 }
+func (s termSet) allOf(from, to int) bool { return to > from && s.count(from, to) == to-from }
+
+// differs reports whether s and o differ in one of the terms from, …, to-1.
+func (s termSet) differs(o termSet, from, to int) bool {
+	for i := from; i < to; i++ {
+		if s[i>>6]>>(i&63)&1 != o[i>>6]>>(i&63)&1 {
+			return true
+		}
+	}
+	return false
+}
+
+// fill adds to set the terms of r (of shape sh) that q, a version of the
+// event's assigned pod, matches: m.decided says which terms m decides,
+// matched which of those q matches; the others are evaluated.
+func fill(set termSet, sh *shape, r *rules, q *v1.Pod, e *prepared, decided, matched uint16) {
+	set[0] |= uint64(matched & decided)
+	if n := int(sh.n); n <= maxDecided && decided == 1<<n-1 {
+		return // every term decided: for most pods of a real pool
+	}
+	for i := range r.terms {
+		if i < maxDecided && decided>>i&1 != 0 {
+			continue
+		}
+		if r.terms[i].Matches(e.ns, q.Labels, e.nsLabels) {
+			set.add(i)
+		}
+	}
+}
+
+func assignedPodRules(sh *shape, r *rules, pod *v1.Pod, e *prepared, m termMatches) (relation, transition RuleSet) {
+	var buf [2]uint64
+	old, cur := termSets(int(sh.n), &buf)
+	if e.qo != nil {
+		fill(old, sh, r, e.qo, e, m.decided, m.old)
+	}
+	if e.qn != nil {
+		fill(cur, sh, r, e.qn, e, m.decided, m.new)
+	}
 	// InterPodAffinity.
-	if p.flags&affinityErr != 0 {
+	if sh.flags&affinityErr != 0 {
 		relation |= InterPodAffinity
 		transition |= InterPodAffinity
 	} else {
-		rel, tr := affinityPodRules(p, e)
+		rel, tr := affinityPodRules(sh, r, pod, e, old, cur)
 		if rel {
 			relation |= InterPodAffinity
 		}
@@ -52,18 +142,17 @@ func assignedPodRules(p *rules, e *prepared) (relation, transition RuleSet) {
 			transition |= InterPodAffinity
 		}
 	}
-	// PodTopologySpread: only pods of the pending pod's namespace count. The
-	// namespace is the pod's (rules.from), a cache line the terms do not
-	// share: it is read only when there are spread rules to evaluate.
-	spread := p.spread()
-	if len(spread) == 0 && p.flags&spreadErr == 0 || e.ns != p.ns() {
+	// PodTopologySpread: only pods of the pending pod's namespace count
+	// (a compiled constraint's scope is that namespace; a failed one is
+	// checked here).
+	if sh.flags&spreadErr != 0 {
+		if e.ns == pod.Namespace {
+			relation, transition = relation|PodTopologySpread, transition|PodTopologySpread
+		}
 		return relation, transition
 	}
-	if p.flags&spreadErr != 0 {
-		return relation | PodTopologySpread, transition | PodTopologySpread
-	}
-	oldMatch := e.qo != nil && matcher.AnyMatch(spread, e.ns, e.qo.Labels, e.nsLabels)
-	newMatch := e.qn != nil && matcher.AnyMatch(spread, e.ns, e.qn.Labels, e.nsLabels)
+	from, to := int(sh.nAff)+int(sh.nAnti), int(sh.n)
+	oldMatch, newMatch := old.anyOf(from, to), cur.anyOf(from, to)
 	if oldMatch || newMatch {
 		relation |= PodTopologySpread
 	}
@@ -77,47 +166,30 @@ func assignedPodRules(p *rules, e *prepared) (relation, transition RuleSet) {
 			transition |= PodTopologySpread
 		}
 	case AssignedPodUpdate:
-		if e.labelsChanged && spreadMatchDiffers(spread, e) {
+		if e.labelsChanged && old.differs(cur, from, to) {
 			transition |= PodTopologySpread
 		}
 	}
 	return relation, transition
 }
 
-func spreadMatchDiffers(spread []matcher.Term, e *prepared) bool {
-	for i := range spread {
-		if spread[i].Matches(e.ns, e.qo.Labels, e.nsLabels) != spread[i].Matches(e.ns, e.qn.Labels, e.nsLabels) {
-			return true
-		}
-	}
-	return false
-}
-
-// affinityPodRules applies InterPodAffinity's assigned-pod rules to a pod
-// whose terms all compiled.
-func affinityPodRules(p *rules, e *prepared) (relation, transition bool) {
-	aff, anti := p.affinity(), p.anti()
-	ns, nsl := e.ns, e.nsLabels
-	var oldAny, newAny, oldAll, newAll, oldAnti, newAnti bool
-	if e.qo != nil {
-		oldAny, oldAll = anyAll(aff, ns, e.qo.Labels, nsl)
-		oldAnti = matcher.AnyMatch(anti, ns, e.qo.Labels, nsl)
-		oldAny = oldAny || oldAnti
-	}
-	if e.qn != nil {
-		newAny, newAll = anyAll(aff, ns, e.qn.Labels, nsl)
-		newAnti = matcher.AnyMatch(anti, ns, e.qn.Labels, nsl)
-		newAny = newAny || newAnti
-	}
-	// Symmetry: the assigned pod's own anti-affinity may be what blocks p.
+// affinityPodRules applies InterPodAffinity's assigned-pod rules to rules
+// whose terms all compiled, of pods with pod's namespace and labels; old
+// and cur are the terms the old and the new version of the assigned pod
+// match (empty for a version the event does not have).
+func affinityPodRules(sh *shape, r *rules, pod *v1.Pod, e *prepared, old, cur termSet) (relation, transition bool) {
+	nAff, nAA := int(sh.nAff), int(sh.nAff)+int(sh.nAnti)
+	oldAll, newAll := old.allOf(0, nAff), cur.allOf(0, nAff)
+	oldAnti, newAnti := old.anyOf(nAff, nAA), cur.anyOf(nAff, nAA)
+	// Symmetry: the assigned pod's own anti-affinity may be what blocks the
+	// pod.
 	var blockedByOld, blockedByNew bool
 	if len(e.oldAnti)+len(e.newAnti) > 0 {
-		ns, labels := p.ns(), p.labels()
-		pl := e.labelsOf(ns)
-		blockedByOld = matcher.AnyMatch(e.oldAnti, ns, labels, pl)
-		blockedByNew = matcher.AnyMatch(e.newAnti, ns, labels, pl)
+		pl := e.labelsOf(pod.Namespace)
+		blockedByOld = matcher.AnyMatch(e.oldAnti, pod.Namespace, pod.Labels, pl)
+		blockedByNew = matcher.AnyMatch(e.newAnti, pod.Namespace, pod.Labels, pl)
 	}
-	relation = oldAny || newAny || blockedByOld || blockedByNew
+	relation = old.anyOf(0, nAA) || cur.anyOf(0, nAA) || blockedByOld || blockedByNew
 	switch e.kind {
 	case AssignedPodAdd:
 		transition = newAll
@@ -127,38 +199,9 @@ func affinityPodRules(p *rules, e *prepared) (relation, transition bool) {
 		// The last clause fixes upstream issue 141354: a pod whose affinity
 		// matches itself may schedule anywhere once no pod matches it.
 		transition = oldAnti || blockedByOld ||
-			(oldAll && allMatch(aff, p.ns(), p.labels(), e.labelsOf(p.ns())))
+			(oldAll && matcher.AllMatch(r.affinity(), pod.Namespace, pod.Labels, e.labelsOf(pod.Namespace)))
 	}
 	return relation, transition
-}
-
-// anyAll reports whether a pod in ns with labels matches any of terms and
-// whether it matches all of them (false without terms, as allMatch), with
-// one Matches per term.
-func anyAll(terms []matcher.Term, ns string, labels, nsLabels map[string]string) (anyMatch, allMatch bool) {
-	allMatch = len(terms) > 0
-	for i := range terms {
-		if terms[i].Matches(ns, labels, nsLabels) {
-			anyMatch = true
-		} else {
-			allMatch = false
-		}
-	}
-	return anyMatch, allMatch
-}
-
-// allMatch is kube-scheduler's podMatchesAllAffinityTerms: false without
-// terms.
-func allMatch(terms []matcher.Term, ns string, labels, nsLabels map[string]string) bool {
-	if len(terms) == 0 {
-		return false
-	}
-	for i := range terms {
-		if !terms[i].Matches(ns, labels, nsLabels) {
-			return false
-		}
-	}
-	return true
 }
 
 func nodeRules(p *rules, e *prepared) RuleSet {

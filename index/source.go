@@ -30,8 +30,17 @@ import (
 // source as a pod indexed in ix (see above) gets that pod's compiled rules
 // without compiling. Pass the result to Insert.
 func (ix *Index) Compile(pod *v1.Pod) (*Pending, error) {
-	if err := checkPod(pod); err != nil {
+	var p Pending
+	if err := ix.compile(&p, pod); err != nil {
 		return nil, err
+	}
+	return &p, nil
+}
+
+// compile is Compile into p.
+func (ix *Index) compile(p *Pending, pod *v1.Pod) error {
+	if err := checkPod(pod); err != nil {
+		return err
 	}
 	nsHash := xxhash.Sum64String(pod.Namespace)
 	src := sourceHash(pod, nsHash)
@@ -46,21 +55,20 @@ func (ix *Index) Compile(pod *v1.Pod) (*Pending, error) {
 	if g != nil {
 		// g may lose its last member before the insert; its rules stay valid
 		// for pod, and the shard indexes them again (groupFor).
-		return &Pending{pod: pod, rules: g}, nil
+		*p = Pending{pod: pod, rules: g.rules(), gid: g.id()}
+		return nil
 	}
-	p, err := compile(pod)
+	r, err := compile(pod, src)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if p.rules.shareable() {
-		p.rules.src = src // for the shard to remember the source if p founds a group
-	}
-	return p, nil
+	*p = Pending{pod: pod, rules: r}
+	return nil
 }
 
 // source returns the group remembered under src if its representative has
 // the same source as pod, nil otherwise.
-func (s *shard) source(pod *v1.Pod, src uint64) *rules {
+func (s *shard) source(pod *v1.Pod, src uint64) *group {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if g := s.bySource(src); g != nil && sameSource(pod, g.representative().pod) {
@@ -71,7 +79,7 @@ func (s *shard) source(pod *v1.Pod, src uint64) *rules {
 
 // bySource returns the group remembered under src, nil if none. s.mu must
 // be held.
-func (s *shard) bySource(src uint64) *rules {
+func (s *shard) bySource(src uint64) *group {
 	if r, ok := s.sources.get(src); ok {
 		return s.groups[r-1]
 	}
@@ -79,25 +87,36 @@ func (s *shard) bySource(src uint64) *rules {
 }
 
 // remember makes g's member at position at the representative of g's
-// source, unless g has one or another group holds that source's hash.
-func (s *shard) remember(g *rules, at uint32) {
-	if g.rep != 0 || g.src == 0 {
+// source, unless g has one or another group holds that source's hash (a
+// hash collision): a group left without a representative is listed in
+// unrepresented, by its rules, so that the pods given them still find it.
+func (s *shard) remember(g *group, at uint32) {
+	if g.rep != 0 || !g.rules().shareable() {
 		return
 	}
-	if _, taken := s.sources.get(g.src); taken {
+	if _, taken := s.sources.get(g.rules().src); taken {
+		s.unrepresented[g.rules()] = g
 		return
 	}
-	s.sources.put(g.src, g.id+1)
+	s.sources.put(g.rules().src, g.id()+1)
 	g.rep = at + 1
+	s.unlist(g)
 }
 
 // forget drops g's representative, which is leaving g or g the shard.
-func (s *shard) forget(g *rules) {
+func (s *shard) forget(g *group) {
 	if g.rep == 0 {
 		return
 	}
-	s.sources.delete(g.src)
+	s.sources.delete(g.rules().src)
 	g.rep = 0
+}
+
+// unlist takes g off unrepresented.
+func (s *shard) unlist(g *group) {
+	if len(s.unrepresented) > 0 && s.unrepresented[g.rules()] == g {
+		delete(s.unrepresented, g.rules())
+	}
 }
 
 // sourceHash hashes most of what sameSource compares, given the xxhash of

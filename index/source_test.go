@@ -195,23 +195,28 @@ func TestRepresentativeMoves(t *testing.T) {
 		}
 		later = append(later, p)
 	}
-	g := later[0].rules
+	rules := later[0].rules
 	ix.Remove(mk("founder", "db").UID)                   // the group is dropped
 	if err := ix.Add(mk("other", "cache")); err != nil { // same source hash, another source
 		t.Fatal(err)
 	}
-	ix.Insert(later[0]) // the group comes back; its source hash is taken
+	first := ix.Insert(later[0]) // the group comes back; its source hash is taken
 	ix.Insert(later[1])
 	check("two members, no representative")
 	ix.Remove(mk("other", "cache").UID) // the hash is free again
 	ix.Insert(later[2])                 // the third member represents the group
 	check("representative last")
-	if g.rep != 3 {
+	if g := groupOf(ix, first); g.rep != 3 {
 		t.Fatalf("representative at %d, want the third member", int(g.rep)-1)
 	}
 	ix.Remove(later[0].pod.UID) // the representative moves into the first place
 	check("representative moved")
-	if p, _ := ix.Compile(mk("replica", "db")); p.rules != g {
+	if p, _ := ix.Compile(mk("replica", "db")); p.rules != rules {
 		t.Fatal("the group is not found by its source once its representative moved")
 	}
+}
+
+// groupOf returns the group of p, a Pending ix keeps.
+func groupOf(ix *Index, p *Pending) *group {
+	return ix.shards[ix.placement(p)].groups[p.gid]
 }

@@ -46,13 +46,14 @@ func (ix *Index) Stats() Stats {
 				continue
 			}
 			st.Groups++
-			n := len(g.members) // the counts are per pod, as the terms are
-			st.Terms += n * len(g.terms)
-			if g.flags != 0 {
+			n := g.size() // the counts are per pod, as the terms are
+			r := g.rules()
+			st.Terms += n * len(r.terms)
+			if r.flags != 0 {
 				st.ErrorPods += n
 			}
-			for i := range g.terms {
-				t := &g.terms[i]
+			for i := range r.terms {
+				t := &r.terms[i]
 				if t.Err() == nil && !t.Selector.Nothing() && !t.Selector.HasPositive() {
 					st.AlwaysChecked += n
 				}

@@ -33,17 +33,28 @@ func (s *shard) validateLocked(threshold int) error {
 			}
 			continue
 		}
-		if g.owner != s || g.id != uint32(id) || len(g.members) == 0 {
-			fail("group %d: owned by this shard %v, id %d, %d members", id, g.owner == s, g.id, len(g.members))
+		if g.id() != uint32(id) || (g.members != nil && len(g.members) == 0) {
+			fail("group %d: id %d, an empty list of members", id, g.id())
+			continue
 		}
-		if g.reachesOut {
+		if g.rules().reachesOut {
 			foreign++
 		}
-		for at, p := range g.members {
+		if g.shape != g.rules().shape {
+			fail("group %d: shape %+v, its rules' %+v", id, g.shape, g.rules().shape)
+		}
+		for at := range g.size() {
+			p := g.member(at)
 			members++
-			if p.rules != g || p.at != uint32(at) {
-				fail("group %d member %d: pod %s has rules of another group or position %d", id, at, p.pod.UID, p.at)
+			if p.rules != g.rules() || p.gid != g.id() || p.at != uint32(at) {
+				fail("group %d member %d: pod %s has rules of another group, group %d or position %d", id, at, p.pod.UID, p.gid, p.at)
 			}
+			if g.rules().shareable() && !sameSource(p.pod, g.pod()) {
+				fail("group %d: member %s has another source than member %s", id, p.pod.UID, g.pod().UID)
+			}
+		}
+		if !g.rules().shareable() && g.size() > 1 {
+			fail("group %d: rules that failed to compile shared by %d pods", id, g.size())
 		}
 	}
 	if members != s.pods {
@@ -53,21 +64,26 @@ func (s *shard) validateLocked(threshold int) error {
 		fail("foreign = %d, want %d", got, foreign)
 	}
 
+	for r, g := range s.unrepresented {
+		if g == nil || int(g.id()) >= len(s.groups) || s.groups[g.id()] != g || g.rules() != r {
+			fail("unrepresented lists a group that is not live under its rules")
+		}
+	}
 	if err := s.sources.validate(); err != nil {
 		fail("sources: %w", err)
 	}
 	for src, r := range s.sources.all() {
-		var g *rules
+		var g *group
 		if int(r-1) < len(s.groups) {
 			g = s.groups[r-1]
 		}
 		switch {
-		case g == nil || g.owner != s:
+		case g == nil:
 			fail("source %#x names group %d, which is not live", src, r-1)
-		case g.src != src || g.rep == 0 || int(g.rep) > len(g.members):
-			fail("source %#x names a group of source %#x whose representative is at %d of %d", src, g.src, g.rep, len(g.members))
+		case g.rules().src != src || g.rep == 0 || int(g.rep) > g.size():
+			fail("source %#x names a group of source %#x whose representative is at %d of %d", src, g.rules().src, g.rep, g.size())
 		default:
-			if c, err := Compile(g.representative().pod); err != nil || !c.rules.equal(g) {
+			if c, err := Compile(g.representative().pod); err != nil || !c.rules.equal(g.rules()) {
 				fail("source %#x: the representative %s does not compile to its group's rules", src, g.representative().pod.UID)
 			}
 		}
@@ -76,26 +92,29 @@ func (s *shard) validateLocked(threshold int) error {
 		if g == nil {
 			continue
 		}
-		if g.rep != 0 && s.bySource(g.src) != g {
-			fail("group %d has a representative but the shard does not find it by source %#x", g.id, g.src)
+		if g.rep != 0 && s.bySource(g.rules().src) != g {
+			fail("group %d has a representative but the shard does not find it by source %#x", g.id(), g.rules().src)
 		}
-		if g.src == 0 {
-			if g.shareable() {
-				fail("group %d: rules that compiled without a source hash", g.id)
+		if listed := s.unrepresented[g.rules()] == g; listed != (g.rep == 0 && g.rules().shareable()) {
+			fail("group %d: listed as unrepresented %v, with a representative %v", g.id(), listed, g.rep != 0)
+		}
+		if g.rules().src == 0 {
+			if g.rules().shareable() {
+				fail("group %d: rules that compiled without a source hash", g.id())
 			}
 			continue
 		}
-		for _, p := range g.members {
-			if sourceHash(p.pod, strHash(p.pod.Namespace)) != g.src {
-				fail("group %d: member %s has another source than its group's %#x", g.id, p.pod.UID, g.src)
+		for i := range g.size() {
+			if p := g.member(i); sourceHash(p.pod, strHash(p.pod.Namespace)) != g.rules().src {
+				fail("group %d: member %s has another source than its group's %#x", g.id(), p.pod.UID, g.rules().src)
 			}
 		}
 	}
 
 	want := newShard()
-	for id, g := range s.groups {
+	for _, g := range s.groups {
 		if g != nil {
-			want.indexGroup(g, uint32(id), true, threshold)
+			want.indexGroup(g, g.pod(), true, threshold)
 		}
 	}
 	if s.wide != want.wide {

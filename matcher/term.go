@@ -106,11 +106,17 @@ func (t *Terms) Len() int {
 // term and a pod in ns with labels matches every one of them
 // (kube-scheduler's podMatchesAllAffinityTerms).
 func (t *Terms) AllAffinityMatch(ns string, labels, nsLabels map[string]string) bool {
-	if len(t.Affinity) == 0 {
+	return AllMatch(t.Affinity, ns, labels, nsLabels)
+}
+
+// AllMatch reports whether terms is not empty and a pod in ns with labels
+// matches every one of them (kube-scheduler's podMatchesAllAffinityTerms).
+func AllMatch(terms []Term, ns string, labels, nsLabels map[string]string) bool {
+	if len(terms) == 0 {
 		return false
 	}
-	for i := range t.Affinity {
-		if !t.Affinity[i].Matches(ns, labels, nsLabels) {
+	for i := range terms {
+		if !terms[i].Matches(ns, labels, nsLabels) {
 			return false
 		}
 	}

@@ -1,0 +1,207 @@
+package index
+
+import (
+	"slices"
+
+	"github.com/affinityq/affinityq/matcher"
+)
+
+// Candidates. A lookup gathers, in one buffer, an entry per posting element
+// it reaches: the term entry (group.go; a group id with undecidedTerm for
+// the postings that name groups) shifted left by two, or'ed with the
+// versions of the event's pod that reached it (verOld, verNew). Sorted, the
+// entries of one group are adjacent, and together they say which of its
+// decided terms each version matches.
+const (
+	verOld = 1 << iota
+	verNew
+)
+
+func candidate(entry uint32, ver uint64) uint64 { return uint64(entry)<<2 | ver }
+
+func candidateGroup(c uint64) uint32 { return uint32(c >> (2 + termBits)) }
+
+// lookup appends to dst the hits of e among the shard's pods, using *scratch
+// for candidates. Each candidate group is evaluated once, and all its
+// members are hits or none is.
+func (s *shard) lookup(dst []Hit, e *prepared, scratch *[]uint64) []Hit {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.pods == 0 {
+		return dst
+	}
+	c := s.candidates((*scratch)[:0], e)
+	slices.Sort(c)
+	for i := 0; i < len(c); {
+		id := candidateGroup(c[i])
+		var m termMatches
+		for ; i < len(c) && candidateGroup(c[i]) == id; i++ {
+			if t := c[i] >> 2 & undecidedTerm; t != undecidedTerm {
+				if c[i]&verOld != 0 {
+					m.old |= 1 << t
+				}
+				if c[i]&verNew != 0 {
+					m.new |= 1 << t
+				}
+			}
+		}
+		g := s.groups[id]
+		m.decided = g.shape.decided
+		rel, tr := evaluate(&g.shape, g.first.rules, g.pod(), e, m)
+		if rel|tr == 0 {
+			continue
+		}
+		for i := range g.size() {
+			p := g.member(i)
+			dst = append(dst, Hit{Pod: p.pod, Relation: rel, Transition: tr, Tag: p.tag})
+		}
+	}
+	*scratch = c
+	return dst
+}
+
+// candidates appends the candidates of every group the event may affect: a
+// superset of the hits, found through the postings without scanning.
+func (s *shard) candidates(c []uint64, e *prepared) []uint64 {
+	c = s.errs.appendGroups(c)
+	switch e.kind {
+	case AssignedPodAdd, AssignedPodUpdate, AssignedPodDelete:
+		switch {
+		case e.qn != nil && e.qo != nil:
+			c = s.podCandidates(c, e.nsHash, e.qn.Labels, e.qo.Labels, verNew, verOld, false)
+			c = s.podCandidates(c, e.nsHash, e.qo.Labels, e.qn.Labels, verOld, verNew, true)
+		case e.qn != nil:
+			c = s.podCandidates(c, e.nsHash, e.qn.Labels, nil, verNew, verOld, false)
+		default:
+			c = s.podCandidates(c, e.nsHash, e.qo.Labels, nil, verOld, verNew, false)
+		}
+		c = s.symmetricCandidates(c, e, e.oldAnti)
+		c = s.symmetricCandidates(c, e, e.newAnti)
+	case NodeAdd, NodeUpdate, NodeDelete:
+		c = s.nodeCandidates(c, e)
+	case NamespaceUpdate:
+		c = s.nsSel.appendGroups(c)
+	}
+	return c
+}
+
+// podCandidates appends the groups with a term that a version of an
+// assigned pod in the namespace hashed ns with labels may satisfy: terms
+// anchored at one of its labels, and (unless again) terms without a
+// positive requirement, as reached by mine, the version's bit. other is the
+// other version's labels (nil if none): a posting that both reach is
+// probed once, reached by both (theirs too), and again says that labels
+// were probed so already.
+func (s *shard) podCandidates(c []uint64, ns uint64, labels, other map[string]string, mine, theirs uint64, again bool) []uint64 {
+	for k, v := range labels {
+		kh := strHash(k)
+		u := s.use[bucket(kh)]
+		if u == (keyUse{}) {
+			continue
+		}
+		ov, both := other[k]
+		same := both && ov == v
+		if again && same {
+			continue
+		}
+		if u.in > 0 {
+			ver := mine
+			if same {
+				ver |= theirs
+			}
+			c = s.appendTerms(c, ns, kh, strHash(v), false, ver)
+		}
+		if u.exists > 0 && !(again && both) {
+			ver := mine
+			if both {
+				ver |= theirs
+			}
+			c = s.appendTerms(c, ns, kh, 0, true, ver)
+		}
+	}
+	if !again && s.use[bucket(emptyHash)].in > 0 {
+		c = s.appendTerms(c, ns, emptyHash, emptyHash, false, mine)
+	}
+	return c
+}
+
+// appendTerms appends the terms posting of the namespace, key and value
+// hashed ns, key and val (postHash), and its selector-scoped counterpart,
+// with namespace "", when there are such postings.
+func (s *shard) appendTerms(c []uint64, ns, key, val uint64, exists bool, ver uint64) []uint64 {
+	c = s.terms.appendEntries(c, postHash(ns, key, val, exists), ver)
+	if s.wide > 0 {
+		c = s.terms.appendEntries(c, postHash(emptyHash, key, val, exists), ver)
+	}
+	return c
+}
+
+// symmetricCandidates appends the pending pods an assigned pod's required
+// anti-affinity terms may match, through the forward postings of pending
+// pods' own labels.
+func (s *shard) symmetricCandidates(c []uint64, e *prepared, anti []matcher.Term) []uint64 {
+	for i := range anti {
+		t := &anti[i]
+		r, ok := anchor(t.Selector)
+		kh := strHash(r.Key())
+		each := func(c []uint64, ns string) []uint64 {
+			switch {
+			case !ok:
+				c = s.nsPods.appendGroups(c, ns)
+			case r.Operator() == matcher.Exists:
+				c = s.labels.appendGroups(c, postHash(strHash(ns), kh, 0, true))
+			default:
+				nh := strHash(ns)
+				for _, v := range r.Values() {
+					c = s.labels.appendGroups(c, postHash(nh, kh, strHash(v), false))
+				}
+			}
+			return c
+		}
+		if t.Scope.Selector().Nothing() {
+			for _, ns := range t.Scope.Names() {
+				c = each(c, ns)
+			}
+			continue
+		}
+		for ns := range s.nsPods {
+			if t.Scope.Contains(ns, e.labelsOf(ns)) {
+				c = each(c, ns)
+			}
+		}
+	}
+	return c
+}
+
+// nodeCandidates appends the pods with a term on a topology key the node
+// event touches, and every pod with an anti-affinity term on a node add.
+func (s *shard) nodeCandidates(c []uint64, e *prepared) []uint64 {
+	if e.kind == NodeAdd {
+		c = s.anti.appendGroups(c)
+	}
+	s.topo.Ascend(func(it *topoItem) bool {
+		ov, oldHas := e.oldNode[it.key]
+		nv, newHas := e.newNode[it.key]
+		switch e.kind {
+		case NodeAdd:
+			if newHas {
+				c = it.aff.appendGroups(c)
+				c = it.spread.appendGroups(c)
+			}
+		case NodeDelete:
+			if oldHas {
+				c = it.spread.appendGroups(c)
+			}
+		case NodeUpdate:
+			if oldHas != newHas || ov != nv {
+				c = it.aff.appendGroups(c)
+				c = it.anti.appendGroups(c)
+				c = it.spread.appendGroups(c)
+			} else if e.taintsChanged && newHas {
+				c = it.spread.appendGroups(c)
+			}
+		}
+		return true
+	})
+	return c
+}

@@ -150,7 +150,7 @@ func BenchmarkAssignedPodUpdated(b *testing.B) {
 // every pending pod.
 func scan(dst []Hit, pods []*Pending, ev *Event) []Hit {
 	var e prepared
-	prepare(&e, ev, nil)
+	prepare(&e, ev, nil, nil)
 	for _, p := range pods {
 		if rel, tr := evaluate(&p.rules.shape, p.rules, p.pod, &e, termMatches{}); rel|tr != 0 {
 			dst = append(dst, Hit{Pod: p.pod, Relation: rel, Transition: tr})

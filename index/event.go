@@ -136,9 +136,10 @@ func sameNode(a, b *v1.Pod) bool {
 	return a.Spec.NodeName == b.Spec.NodeName && a.Status.NominatedNodeName == b.Status.NominatedNodeName
 }
 
-// prepare fills e for ev. It does not allocate unless an assigned pod has
-// required anti-affinity terms.
-func prepare(e *prepared, ev *Event, lookupNS NamespaceLabels) {
+// prepare fills e for ev, taking assigned pods' anti-affinity terms from
+// anti (nil: compile them). It does not allocate unless an assigned pod has
+// required anti-affinity terms anti does not hold.
+func prepare(e *prepared, ev *Event, lookupNS NamespaceLabels, anti *antiCache) {
 	*e = prepared{kind: ev.Kind, lookupNS: lookupNS}
 	switch ev.Kind {
 	case AssignedPodAdd, AssignedPodUpdate, AssignedPodDelete:
@@ -173,8 +174,8 @@ func prepare(e *prepared, ev *Event, lookupNS NamespaceLabels) {
 		e.ns = q.Namespace
 		e.nsHash = strHash(e.ns)
 		e.nsLabels = e.labelsOf(e.ns)
-		e.oldAnti = matcher.CompileRequiredAntiAffinity(e.qo)
-		e.newAnti = matcher.CompileRequiredAntiAffinity(e.qn)
+		e.oldAnti = anti.compile(e.qo)
+		e.newAnti = anti.compile(e.qn)
 	case NodeAdd, NodeUpdate, NodeDelete:
 		if ev.Kind != NodeAdd {
 			e.oldNode = nodeLabels(ev.OldNode)

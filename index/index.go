@@ -21,6 +21,7 @@ type Index struct {
 	threshold int
 	lookupNS  NamespaceLabels
 	scratch   sync.Pool // *[]uint64 candidate buffers, one per concurrent lookup
+	anti      antiCache // compiled anti-affinity of recent assigned pods (assigned.go)
 }
 
 // Option configures New.
@@ -204,7 +205,8 @@ func (ix *Index) Len() int {
 // Lookup appends to dst a Hit for every indexed pod ev affects, each pod
 // once, and returns the extended slice. With a dst of enough capacity it
 // does not allocate, unless ev is an assigned-pod event whose pod has
-// required anti-affinity terms (they are compiled) or a node event.
+// required anti-affinity terms of a spec the index has not seen lately
+// (they are compiled; assigned.go) or a node event.
 //
 // A lookup sees every Add and Remove that returned before it started, and
 // may or may not see those that run concurrently with it. A nil ev, or an
@@ -215,7 +217,7 @@ func (ix *Index) Lookup(dst []Hit, ev *Event) []Hit {
 		return dst
 	}
 	var e prepared
-	prepare(&e, ev, ix.lookupNS)
+	prepare(&e, ev, ix.lookupNS, &ix.anti)
 	if e.none {
 		return dst
 	}

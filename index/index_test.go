@@ -278,7 +278,7 @@ func TestLookupReach(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var e prepared
-			prepare(&e, &tc.ev, nil)
+			prepare(&e, &tc.ev, nil, nil)
 			home, all := ix.reach(&e)
 			if all != tc.all {
 				t.Errorf("reach(%s) visits every shard = %v, want %v", tc.name, all, tc.all)

@@ -13,11 +13,26 @@ import (
 // the check every index hit passes, and what a queue replays against a pod
 // that was in flight when the event happened. lookupNS may be nil.
 func (p *Pending) Affected(ev *Event, lookupNS NamespaceLabels) (relation, transition RuleSet) {
+	return p.affected(ev, lookupNS, nil)
+}
+
+// Affected is p.Affected(ev, lookupNS), reusing the anti-affinity terms ix
+// compiled for the assigned pods of recent events (assigned.go): what a
+// queue replays against its pods in flight. A nil lookupNS reads as ix's
+// (WithNamespaceLabels).
+func (ix *Index) Affected(p *Pending, ev *Event, lookupNS NamespaceLabels) (relation, transition RuleSet) {
+	if lookupNS == nil {
+		lookupNS = ix.lookupNS
+	}
+	return p.affected(ev, lookupNS, &ix.anti)
+}
+
+func (p *Pending) affected(ev *Event, lookupNS NamespaceLabels, anti *antiCache) (relation, transition RuleSet) {
 	if ev == nil {
 		return 0, 0
 	}
 	var e prepared
-	prepare(&e, ev, lookupNS)
+	prepare(&e, ev, lookupNS, anti)
 	return evaluate(&p.rules.shape, p.rules, p.pod, &e, termMatches{})
 }
 
@@ -70,8 +85,16 @@ func (s termSet) add(i int) { s[i>>6] |= 1 << (i & 63) }
 // count returns how many of the terms from, …, to-1 are in s.
 func (s termSet) count(from, to int) int {
 	if to <= 64 {
-		return bits.OnesCount64(s[0] & (^uint64(0) >> (64 - (to - from)) << from))
+		return bits.OnesCount64(s[0] >> from << (64 - (to - from))) // the bits from, …, to-1, shifted to the top
 	}
+	return s.countWide(from, to)
+}
+
+// countWide is count for sets of more than one word (rules of more than
+// 64 terms), kept out of line so that count inlines.
+//
+//go:noinline
+func (s termSet) countWide(from, to int) int {
 	n := 0
 	for w := from >> 6; w<<6 < to; w++ {
 		x := s[w]

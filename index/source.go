@@ -126,53 +126,63 @@ func (s *shard) unlist(g *group) {
 // ReplicaSet's pods carry its pod-template-hash). Pods that differ only
 // there share a hash; the exact comparison tells them apart.
 func sourceHash(pod *v1.Pod, nsHash uint64) uint64 {
-	h := mix(nsHash, mapHash(pod.Labels))
-	str := func(s string) { h = mix(h, xxhash.Sum64String(s)) }
-	strs := func(ss []string) {
-		h = mix(h, uint64(len(ss)))
-		for _, s := range ss {
-			str(s)
-		}
-	}
-	sel := func(ls *metav1.LabelSelector) {
-		if ls == nil {
-			h = mix(h, 1)
-			return
-		}
-		h = mix(h, uint64(len(ls.MatchLabels)))
-		h = mix(h, uint64(len(ls.MatchExpressions)))
-		for i := range ls.MatchExpressions {
-			e := &ls.MatchExpressions[i]
-			str(e.Key)
-			str(string(e.Operator))
-			strs(e.Values)
-		}
-	}
-	terms := func(ts []v1.PodAffinityTerm) {
-		h = mix(h, uint64(len(ts)))
-		for i := range ts {
-			t := &ts[i]
-			str(t.TopologyKey)
-			sel(t.LabelSelector)
-			strs(t.Namespaces)
-			sel(t.NamespaceSelector)
-			strs(t.MatchLabelKeys)
-			strs(t.MismatchLabelKeys)
-		}
-	}
+	h := hasher(mix(nsHash, mapHash(pod.Labels)))
 	aff, anti := requiredTerms(pod)
-	terms(aff)
-	terms(anti)
+	h.terms(aff)
+	h.terms(anti)
 	spread := pod.Spec.TopologySpreadConstraints
-	h = mix(h, uint64(len(spread)))
+	h.mix(uint64(len(spread)))
 	for i := range spread {
 		c := &spread[i]
-		str(string(c.WhenUnsatisfiable))
-		str(c.TopologyKey)
-		sel(c.LabelSelector)
-		strs(c.MatchLabelKeys)
+		h.str(string(c.WhenUnsatisfiable))
+		h.str(c.TopologyKey)
+		h.selector(c.LabelSelector)
+		h.strs(c.MatchLabelKeys)
 	}
-	return h
+	return uint64(h)
+}
+
+// hasher accumulates the hash of a pod's fields (sourceHash, antiHash).
+type hasher uint64
+
+func (h *hasher) mix(x uint64) { *h = hasher(mix(uint64(*h), x)) }
+func (h *hasher) str(s string) { h.mix(xxhash.Sum64String(s)) }
+
+func (h *hasher) strs(ss []string) {
+	h.mix(uint64(len(ss)))
+	for _, s := range ss {
+		h.str(s)
+	}
+}
+
+// selector hashes a selector, leaving out the contents of its matchLabels
+// (see sourceHash).
+func (h *hasher) selector(ls *metav1.LabelSelector) {
+	if ls == nil {
+		h.mix(1)
+		return
+	}
+	h.mix(uint64(len(ls.MatchLabels)))
+	h.mix(uint64(len(ls.MatchExpressions)))
+	for i := range ls.MatchExpressions {
+		e := &ls.MatchExpressions[i]
+		h.str(e.Key)
+		h.str(string(e.Operator))
+		h.strs(e.Values)
+	}
+}
+
+func (h *hasher) terms(ts []v1.PodAffinityTerm) {
+	h.mix(uint64(len(ts)))
+	for i := range ts {
+		t := &ts[i]
+		h.str(t.TopologyKey)
+		h.selector(t.LabelSelector)
+		h.strs(t.Namespaces)
+		h.selector(t.NamespaceSelector)
+		h.strs(t.MatchLabelKeys)
+		h.strs(t.MismatchLabelKeys)
+	}
 }
 
 // mapHash hashes a label map, order-free, as map iteration order is random.

@@ -75,7 +75,7 @@ func (q *Queue) replayLocked(e *podEntry) (reason string, requeue bool) {
 		}
 		ev := &q.log[i].ev
 		q.stats.replayed++
-		rel, tr := e.pending.Affected(ev, lookup)
+		rel, tr := q.ix.Affected(e.pending, ev, lookup)
 		if q.opts.policy.applies(rel, tr, e.rejected) {
 			return ev.Kind.String(), true
 		}

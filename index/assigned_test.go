@@ -1,0 +1,58 @@
+package index
+
+import (
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestAntiAffinityCache checks that an assigned pod's anti-affinity is
+// compiled once per spec: a lookup for a replica of an assigned pod seen
+// before does not allocate, and a spec that changed (the same object
+// modified, or labels that matchLabelKeys reads) is compiled again.
+func TestAntiAffinityCache(t *testing.T) {
+	ix := New()
+	web := func(name string) *v1.Pod {
+		return pod(name, withLabels(map[string]string{"app": "web"}))
+	}
+	for _, name := range []string{"a", "b"} {
+		if err := ix.Add(web(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	blocker := func(name, app string) *v1.Pod {
+		return pod(name, onNode("n1"), withLabels(map[string]string{"app": "db"}), withAnti(term("host", sel(in("app", app)))))
+	}
+	hits := func(q *v1.Pod) int { return len(ix.AssignedPodDeleted(make([]Hit, 0, 8), q)) }
+
+	if got := hits(blocker("q1", "web")); got != 2 {
+		t.Fatalf("a blocker of app=web deleted: %d hits, want 2", got)
+	}
+	replica := blocker("q2", "web")
+	if allocs := testing.AllocsPerRun(20, func() { hits(replica) }); allocs != 0 {
+		t.Errorf("a lookup for a replica of a blocker seen before allocates %v times, want 0", allocs)
+	}
+	// The same object, modified: its terms are compiled again.
+	replica.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].LabelSelector = sel(in("app", "other"))
+	if got := hits(replica); got != 0 {
+		t.Errorf("the modified blocker deleted: %d hits, want 0", got)
+	}
+	// matchLabelKeys reads the assigned pod's labels: two pods with the same
+	// terms and other labels have other terms.
+	withKeys := func(name, app string) *v1.Pod {
+		q := pod(name, onNode("n1"), withLabels(map[string]string{"app": app}))
+		q.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+			LabelSelector: &metav1.LabelSelector{}, TopologyKey: "host", MatchLabelKeys: []string{"app"},
+		}}}}
+		return q
+	}
+	for _, tc := range []struct {
+		app  string
+		want int
+	}{{"web", 2}, {"db", 0}, {"web", 2}} {
+		if got := hits(withKeys("k-"+tc.app, tc.app)); got != tc.want {
+			t.Errorf("a blocker with matchLabelKeys [app] and app=%s deleted: %d hits, want %d", tc.app, got, tc.want)
+		}
+	}
+}

@@ -122,7 +122,9 @@ func (ix *Index) locOf(uid types.UID) *locShard {
 // same UID. It fails only for a nil pod, a pod without UID or absurd input
 // (see Compile); a pod whose terms do not compile is indexed and always
 // checked, and Add returns nil. Add does not copy the pod: it must not be
-// modified while indexed.
+// modified while indexed (from Add or Insert until Remove or the insert of
+// another object of its UID). The index reads it no more once it has left:
+// its owner may modify it then, whatever replicas of it remain indexed.
 func (ix *Index) Add(pod *v1.Pod) error {
 	var p Pending // not kept: insert copies it
 	if err := ix.compile(&p, pod); err != nil {

@@ -330,3 +330,45 @@ func TestStatusOnlyUpdateAffectsNoOne(t *testing.T) {
 		})
 	}
 }
+
+// TestFounderLeavesAndChanges checks that a group does not read the pod
+// that founded it once that pod has left: its owner may modify it then,
+// and the group's postings and answers still follow the members it has.
+func TestFounderLeavesAndChanges(t *testing.T) {
+	ix := New(WithShards(1))
+	replica := func(name string) *v1.Pod {
+		return pod(name, withLabels(map[string]string{"app": "web"}), withAffinity(term("zone", sel(in("app", "db")))))
+	}
+	founder, r1, r2 := replica("founder"), replica("r1"), replica("r2")
+	for _, p := range []*v1.Pod{founder, r1, r2} {
+		if err := ix.Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := ix.Stats(); st.Groups != 1 {
+		t.Fatalf("%d groups, want the replicas in one", st.Groups)
+	}
+	ix.Remove(founder.UID)
+	founder.Labels = map[string]string{"app": "changed", "extra": "x"} // the owner's again
+	founder.Namespace = "elsewhere"
+	blocker := pod("q", onNode("n1"), withLabels(map[string]string{"app": "db"}), withAnti(term("host", sel(in("app", "web")))))
+	var got []string
+	for _, h := range ix.AssignedPodDeleted(nil, blocker) {
+		got = append(got, h.Pod.Name)
+	}
+	slices.Sort(got)
+	if want := []string{"r1", "r2"}; !slices.Equal(got, want) {
+		t.Errorf("hits %v, want %v", got, want)
+	}
+	if err := ix.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	ix.Remove(r1.UID)
+	ix.Remove(r2.UID)
+	if err := ix.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if st := ix.Stats(); st.TermPostings+st.LabelPostings != 0 {
+		t.Errorf("an empty index keeps %d term and %d label postings", st.TermPostings, st.LabelPostings)
+	}
+}

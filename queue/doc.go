@@ -39,7 +39,7 @@
 // any pod is in flight the queue logs every event (and every MoveAll) with a
 // sequence number; each pod records the sequence number at its Pop. When an
 // attempt fails, the events logged since its Pop are replayed against the
-// pod's compiled terms (index.Pending.Affected) with the policy's filter,
+// pod's compiled terms (index.Index.Affected) with the policy's filter,
 // and if one applies the pod is requeued instead of parked. Replay sees the
 // namespace labels each event was fed with: walking the log backwards, a
 // logged NamespaceUpdated stands in for its old labels. The log is pruned
@@ -58,7 +58,7 @@
 // # Concurrency
 //
 // A Queue is safe for concurrent use. One mutex (Queue.mu) protects all of
-// its state: the heaps, the pool map, the in-flight list, the event log, the
+// its state: the heaps, the pool, the in-flight list, the event log, the
 // namespace labels it keeps, the counters, and every PodInfo it holds. Pop
 // waits without it. The lock order is: the queue's mutex, then the index's
 // shard locks, which index calls take inside it. Functions the embedder
@@ -75,18 +75,17 @@
 // Pop, Done, Delete and Update are O(log n) plus compiling the pod's terms
 // (Add and Update compile outside the lock) and, for a pool pod, one index
 // insertion or removal. An event is one index lookup (proportional to h,
-// not to the pool; see package index), plus, per moved pod, its removal
-// from the index and a heap push, plus O(1) to log the event when k > 0.
-// AddUnschedulable is O(log n) plus one Pending.Affected per event logged
-// since the pod's Pop, plus inserting the pod in the index; pruning the log
-// copies what remains of it. MoveAll and the flush of leftovers scan the
-// pool and sort what moves, O(pool log pool); the backoff flush is O(log n)
-// per pod moved. Location is O(1); Stats copies the per-reason counters.
-// The queue adds no allocation to an event (the index's own are listed at
-// index.Index.Lookup). Measured by BenchmarkQueue at 100,000 pool pods
-// on two cores: an event that moves no pod costs about 1.4× the bare index
-// lookup (0.7 µs against 0.5 µs); one that moves 10 pods about 15 µs, most
-// of it the 10 index removals.
+// not to the pool; see package index), plus, per moved pod, a heap push
+// (its removal from the index waits for its Pop, and lookups skip it until
+// then), plus O(1) to log the event when k > 0. AddUnschedulable is
+// O(log n) plus one Index.Affected per event logged since the pod's Pop,
+// plus inserting the pod in the index; pruning the log copies what remains
+// of it. MoveAll and the flush of leftovers scan the pool and sort what
+// moves, O(pool log pool); the backoff flush is O(log n) per pod moved.
+// Location is O(1); Stats copies the per-reason counters. The queue adds no
+// allocation to an event (the index's own are listed at
+// index.Index.Lookup). BENCHMARKS.md has the measured figures
+// (BenchmarkQueue).
 //
 // Every method holds the lock for its whole duration, so events, pops and
 // failures are serialised: the queue trades the index's concurrency for a

@@ -22,8 +22,8 @@ import (
 //   - stale is set only in activeQ or backoffQ, and then the index still
 //     holds the pod: an event that moved it out of the pool left its removal
 //     from the index to Pop (or Delete), so that the event costs its lookup
-//     and O(1) per moved pod. Lookups skip such hits (the pod is not in the
-//     pool map).
+//     and O(1) per moved pod. Lookups skip such hits (the entry's loc is
+//     not Unschedulable).
 type podEntry struct {
 	info    *PodInfo
 	pending *index.Pending

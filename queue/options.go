@@ -20,8 +20,7 @@ type options struct {
 	policy               Policy
 	resetOnMove          bool
 	nsLabels             func(ns string) (map[string]string, bool)
-	less                 func(a, b *PodInfo) bool
-	customLess           bool // less is not defaultLess (WithLess)
+	less                 func(a, b *PodInfo) bool // WithLess; nil: the default order (Queue.activeOrder)
 	logger               logr.Logger
 	metrics              Metrics
 }
@@ -50,7 +49,6 @@ var defaultOptions = options{
 	flushInterval:        DefaultFlushInterval,
 	policy:               Relation,
 	resetOnMove:          true,
-	less:                 defaultLess,
 	logger:               logr.Discard(),
 }
 
@@ -120,7 +118,7 @@ func WithNamespaceLabels(fn func(ns string) (map[string]string, bool)) Option {
 func WithLess(less func(a, b *PodInfo) bool) Option {
 	return func(o *options) {
 		if less != nil {
-			o.less, o.customLess = less, true
+			o.less = less
 		}
 	}
 }

@@ -39,12 +39,3 @@ func priority(p *PodInfo) int32 {
 	}
 	return 0
 }
-
-// defaultLess orders activeQ: higher priority first, then older Timestamp.
-func defaultLess(a, b *PodInfo) bool {
-	pa, pb := priority(a), priority(b)
-	if pa != pb {
-		return pa > pb
-	}
-	return a.Timestamp.Before(b.Timestamp)
-}

@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"cmp"
 	"container/list"
 	"context"
 	"errors"
@@ -42,7 +43,8 @@ var (
 //
 // Invariants (Validate checks them): every pod the queue holds has one
 // podEntry in entries and sits in exactly one of activeQ, backoffQ, the
-// unschedulable pool (unsched and the index, which hold the same pods) and
+// unschedulable pool (pool and the index, which hold the same pods, the
+// index also the stale ones; podEntry) and
 // the in-flight list, as its entry's loc says; the event log is empty when
 // no pod is in flight and otherwise holds, in sequence order, every event
 // since the Pop of the oldest pod in flight.
@@ -117,23 +119,8 @@ func New(opts ...Option) *Queue {
 	}
 	q.ix = index.New(index.WithNamespaceLabels(q.nsLookup))
 	q.active.less = func(a, b *podEntry) bool {
-		if !o.customLess {
-			// defaultLess on the entries' copies of priority and
-			// Timestamp: no pointer chasing into the pods, whose cache
-			// misses were most of the cost of moving a pod to activeQ.
-			if a.prio != b.prio {
-				return a.prio > b.prio
-			}
-			if !a.ts.Equal(b.ts) {
-				return a.ts.Before(b.ts)
-			}
-			return a.seq < b.seq
-		}
-		if o.less(a.info, b.info) {
-			return true
-		}
-		if o.less(b.info, a.info) {
-			return false
+		if c := q.activeOrder(a, b); c != 0 {
+			return c < 0
 		}
 		return a.seq < b.seq
 	}
@@ -144,6 +131,27 @@ func New(opts ...Option) *Queue {
 		return a.seq < b.seq
 	}
 	return q
+}
+
+// activeOrder is activeQ's order, before the arrival order that breaks its
+// ties: -1 when a pops before b, 1 when after, 0 when neither. The default
+// (higher priority first, then older Timestamp) compares the entries' copies
+// of the pods' priority and Timestamp: no pointer chasing into the pods,
+// whose cache misses were most of the cost of moving a pod to activeQ.
+func (q *Queue) activeOrder(a, b *podEntry) int {
+	if less := q.opts.less; less != nil {
+		switch {
+		case less(a.info, b.info):
+			return -1
+		case less(b.info, a.info):
+			return 1
+		}
+		return 0
+	}
+	if a.prio != b.prio {
+		return cmp.Compare(b.prio, a.prio)
+	}
+	return a.ts.Compare(b.ts)
 }
 
 // knownNamespaceLabels is the namespace-labels function when the embedder

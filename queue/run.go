@@ -71,11 +71,8 @@ func (q *Queue) moveWhereLocked(reason string, pick func(*podEntry) bool) {
 		return
 	}
 	slices.SortFunc(moving, func(a, b *podEntry) int {
-		switch {
-		case q.opts.less(a.info, b.info):
-			return -1
-		case q.opts.less(b.info, a.info):
-			return 1
+		if c := q.activeOrder(a, b); c != 0 {
+			return c
 		}
 		return strings.Compare(string(a.info.Pod.UID), string(b.info.Pod.UID))
 	})

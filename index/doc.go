@@ -28,15 +28,16 @@
 //
 //   - pods are grouped by their source, the fields of the pod their rules
 //     come from (namespace, labels, required terms, spread constraints;
-//     source.go): the replicas of a workload are one group, which holds
-//     the compiled rules once and lists its member pods. Each group has a
-//     dense uint32 id (a free list reuses them), and every posting list is
-//     a set of group ids: held in its 12-byte slot of an open-addressing
-//     table (table.go) while it has one group (most postings: a unique
-//     label value, one workload's selector), then a sorted slice, then a
-//     roaring bitmap above WithPostingThreshold (DefaultPostingThreshold).
-//     Adding a replica of an indexed workload appends it to its group and
-//     edits no posting;
+//     source.go): the replicas of a workload are one group (group.go),
+//     which points to the compiled rules, shared and never written, and
+//     lists its member pods. Each group has a dense uint32 id (a free list
+//     reuses them), and every posting list is a set of group ids or of
+//     term entries (a group id and the term posted): held in its 12-byte
+//     slot of an open-addressing table (table.go) while it has one
+//     element (most postings: a unique label value, one workload's
+//     selector), then a sorted slice, then a roaring bitmap above
+//     WithPostingThreshold (DefaultPostingThreshold). Adding a replica of
+//     an indexed workload appends it to its group and edits no posting;
 //   - each required term is posted once per namespace of its scope under an
 //     anchor, one of its positive requirements (In before Exists, fewest
 //     values first): (namespace, key, value) for In, (namespace, key) for
@@ -54,21 +55,30 @@
 //   - the groups with a term scoped by namespace labels are listed for
 //     namespace events.
 //
-// A lookup gathers candidate groups from the postings an event reaches,
-// de-duplicates them, and evaluates each candidate's rules exactly, once
-// per group, so a Hit is never false; the candidates are a superset of the
-// hits because a term can only match a pod carrying its anchor label.
+// A lookup gathers candidate groups from the postings an event reaches and
+// evaluates each candidate's rules exactly, once per group; the candidates
+// are a superset of the hits because a term can only match a pod carrying
+// its anchor label. A term whose selector is its anchor alone, over a list
+// of namespaces, is decided by its postings: the lookup knows which
+// versions of the assigned pod match it from the postings that found the
+// candidate, and evaluates only the other terms (for most pods of a real
+// pool, none). A Hit is never false, unless two posting keys a shard holds
+// share their 64-bit hash (group.go): then a lookup may return a pod the
+// event does not affect, never miss one.
 //
 // # Cost model
 //
 // An assigned-pod event visits the shard of its namespace and shard 0 (when
-// it holds pods), or every shard when the assigned pod has anti-affinity of
-// its own. In each, it costs one table probe per label of the assigned pod
-// (two for an update, only for the labels that changed), one probe per
-// posting reached, one evaluation per candidate group (a few selector
-// matches) and one append per affected pod. With a reused dst it does not
-// allocate, unless the assigned pod has required anti-affinity terms (they
-// are compiled per event). Node
+// it holds pods), or every shard when the assigned pod's anti-affinity
+// reaches other namespaces. An update that changes neither the pod's
+// labels nor its node affects no one and visits none. In each shard, it
+// costs one table probe per label of the assigned pod (two for an update,
+// only for the labels that changed), one probe per posting reached, one
+// evaluation per candidate group (a few bit operations when the postings
+// decide its terms, a selector match per other term) and one append per
+// affected pod. With a reused dst it does not allocate, unless the
+// assigned pod has required anti-affinity terms of a spec the index has
+// not compiled lately (assigned.go). Node
 // events visit every shard and walk its topology keys; namespace events
 // visit every shard's namespace-selector groups. Add hashes the fields of
 // the pod its rules come from (Index.Compile); when they equal those of a
@@ -84,14 +94,13 @@
 // pods in 16 shards, about 25,000 entries a table, some 0.2 ms on one core.
 //
 // Memory: a pod whose rules are its own (a group of one) with two terms and
-// two labels takes about 570 bytes of index: its compiled terms with their
-// requirements and values 288, its Pending and rules 128 (one allocation;
-// the rules keep the pod they were compiled from for its namespace and
-// labels, so the pod stays alive while they do), five table slots and its
-// locator entry the rest. A replica of an indexed workload adds its
-// Pending, its locator entry and a member slot: in groups of ten, about
-// 150 bytes a pod with its share of the group (BENCHMARKS.md,
-// BenchmarkMemory).
+// two labels takes about 565 bytes of index: its compiled terms with their
+// requirements and values 288, its rules 48, its group 80 (with the
+// Pending the index keeps for it), five table slots and its locator entry
+// the rest. A replica of an indexed workload adds its Pending (40 bytes),
+// its locator entry and a member slot: in groups of ten, about 150 bytes a
+// pod with its share of the group (BENCHMARKS.md, BenchmarkMemory;
+// TestSizes pins the struct sizes).
 //
 // # Concurrency and invariants
 //

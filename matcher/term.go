@@ -43,8 +43,9 @@ type Term struct {
 	err         *termErr // why the term failed to compile (Err); nil for nearly every term
 }
 
-// termErr holds a term's compile error out of line: a compiled term is
-// then 80 bytes, not 88.
+// termErr holds a term's compile error out of line, so that a term that
+// compiled (nearly every one) carries one pointer for it, not an error's
+// two words.
 type termErr struct{ err error }
 
 // Err returns why the term failed to compile, nil if it compiled. A term

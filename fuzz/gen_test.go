@@ -218,6 +218,9 @@ func (g *gen) node() *v1.Node {
 
 func (g *gen) nodeUpdate(n *v1.Node) *v1.Node {
 	m := n.DeepCopy()
+	if m.Labels == nil {
+		m.Labels = map[string]string{} // a hint case's node
+	}
 	switch g.intn(3) {
 	case 0:
 		delete(m.Labels, pick(g, genTopoKeys))

@@ -12,12 +12,13 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/affinityq/affinityq/index"
+	"github.com/affinityq/affinityq/internal/hintcases"
 )
 
 // world is what FuzzIndex drives: the index under test and the reference,
 // fed the same pending pods, namespaces, nodes and assigned pods.
 type world struct {
-	t   *testing.T
+	t   testing.TB
 	ix  *index.Index
 	ref *Reference
 	// other is a second index, for copy-on-share: a pod is compiled in it,
@@ -55,7 +56,7 @@ const maxLive = 16
 // Pendings it holds.
 const maxPeers, maxHeld = 4, 4
 
-func newWorld(t *testing.T, shards, threshold int) *world {
+func newWorld(t testing.TB, shards, threshold int) *world {
 	w := &world{t: t, nsLabels: map[string]map[string]string{}, byUID: map[types.UID]*v1.Pod{}, tags: map[types.UID]any{}}
 	lookup := func(ns string) (map[string]string, bool) {
 		l, ok := w.nsLabels[ns]
@@ -255,9 +256,11 @@ func (w *world) step(g *gen) {
 		if len(w.held) >= maxHeld {
 			return
 		}
-		p := g.pendingPod()
+		var p *v1.Pod
 		if len(w.live) > 0 && g.chance(70) {
 			p = replicaOf(w.live[g.intn(len(w.live))].pod, w.newUID())
+		} else {
+			p = g.pendingPod()
 		}
 		w.held = append(w.held, w.compile(w.ix, p))
 	case 20:
@@ -487,43 +490,117 @@ func (w *world) probe(g *gen) {
 	w.check("probe "+q.Name, &index.Event{Kind: index.AssignedPodAdd, NewPod: q}, w.ref.AssignedPodAdded(q))
 }
 
-// FuzzIndex drives the index and the naive reference through the same
-// random sequence of pending-pod adds, replacements and removes, assigned-pod,
-// node and namespace events; after every event their answers must be equal
-// as sets, per rule set and policy, and after every mutation Validate must
-// pass. The first byte picks the shard count and posting threshold, so the
-// slice and bitmap representations and several shards are all exercised.
-func FuzzIndex(f *testing.F) {
-	for _, seed := range [][]byte{
-		nil,
-		[]byte("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b"),
-		[]byte("\x03" + "\x00\x10\x20\x30\x40\x50\x60\x70\x80\x90\xa0\xb0\xc0\xd0\xe0\xf0" + "\x04\x04\x05\x07\x08\x09\x0a\x0b"),
-		[]byte("\x01\x00\x00\x05\x01\x02\x03\x04\x05\x06\x07\x08\x09\x00\x00\x00\x04\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c"),
-	} {
-		f.Add(seed)
+// seed indexes the pending pod of hint case c, through one of the ways
+// of index, and checks c's event: the reference must answer as the case
+// says (the world holds no other pod yet) and the index as the reference.
+// The event's objects stay in the world for the steps that follow.
+func (w *world) seed(g *gen, c hintcases.Case) {
+	w.t.Helper()
+	w.index(g, c.Pending)
+	ev := &c.Event
+	if ev.Kind == index.NamespaceUpdate && ev.NewNamespace != nil {
+		w.nsLabels[ev.NewNamespace.Name] = ev.NewNamespace.Labels
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		g := &gen{data: data}
-		cfg := g.byte()
-		w := newWorld(t, 1+int(cfg%4), []int{0, 1, 2, 64}[int(cfg/4)%4])
-		for steps := 0; !g.done() && steps < 200; steps++ {
-			w.step(g)
-		}
+	want := w.ref.Event(ev)
+	if e, n := want[c.Pending.UID], len(want); e != (Effect{Relation: RuleSet(c.Relation), Transition: RuleSet(c.Transition)}) || n > 1 {
+		w.t.Fatalf("hint case %q: the reference answers %v, want %s: Relation %v, Transition %v", c.Name, want, c.Pending.UID, c.Relation, c.Transition)
+	}
+	w.check("hint case "+c.Name, ev, want)
+	switch ev.Kind {
+	case index.AssignedPodAdd, index.AssignedPodUpdate:
+		w.assigned = append(w.assigned, ev.NewPod)
+	case index.NodeAdd, index.NodeUpdate:
+		w.nodes = append(w.nodes, ev.NewNode)
+	}
+}
+
+// seedCase returns the hint case a fuzz seed selects: case seed-1, modulo
+// one more than the number of cases; false for none.
+func seedCase(seed uint16) (hintcases.Case, bool) {
+	cases := hintcases.Cases()
+	i := int(seed) % (len(cases) + 1)
+	if i == 0 {
+		return hintcases.Case{}, false
+	}
+	return cases[i-1], true
+}
+
+// runIndex is FuzzIndex's body: the first byte of data picks the shard
+// count and posting threshold; then the hint case seed selects, if any, is
+// indexed and its event checked; then data drives up to maxSteps steps (0:
+// until it runs out).
+func runIndex(t testing.TB, seed uint16, data []byte, maxSteps int) {
+	t.Helper()
+	g := &gen{data: data}
+	cfg := g.byte()
+	w := newWorld(t, 1+int(cfg%4), []int{0, 1, 2, 64}[int(cfg/4)%4])
+	if c, ok := seedCase(seed); ok {
+		w.seed(g, c)
+	}
+	for steps := 0; !g.done() && (maxSteps == 0 || steps < maxSteps); steps++ {
+		w.step(g)
+	}
+}
+
+// indexByteSeeds are FuzzIndex's seed inputs besides the hint cases.
+var indexByteSeeds = [][]byte{
+	nil,
+	[]byte("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b"),
+	[]byte("\x03" + "\x00\x10\x20\x30\x40\x50\x60\x70\x80\x90\xa0\xb0\xc0\xd0\xe0\xf0" + "\x04\x04\x05\x07\x08\x09\x0a\x0b"),
+	[]byte("\x01\x00\x00\x05\x01\x02\x03\x04\x05\x06\x07\x08\x09\x00\x00\x00\x04\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c"),
+	// p0, with affinity to its own labels, then replicas of it by every
+	// way of indexing, its founder removed (a replica joining after),
+	// a replica relabelled out, an assigned pod, the replica relabelled
+	// back, a replica compiled and inserted later, and a node.
+	[]byte("\x05" +
+		"\x00\x00\x01\x01\x00\x00\x50\x01\x02\x00\x00\x00\x00\x63\x00\x05\x63\x63\x00\x63\x00\x00" +
+		"\x0c\x00\x02\x00" + "\x0c\x00\x03" + "\x0d\x00\x04" + "\x0c\x00\x05\x02" +
+		"\x0e\x00\x00\x01" + "\x10\x01\x01\x01\x00" + "\x04\x01\x01\x00\x00\x05\x63" +
+		"\x11\x00\x02\x63" + "\x05\x00\x02\x63" + "\x13\x00\x00" + "\x07\x00" + "\x14\x00\x00" +
+		"\x08\x00\x00\x00\x01\x63\x63"),
+}
+
+// FuzzIndex drives the index and the naive reference through the same
+// random sequence of pending-pod adds, replacements and removes, replicas
+// and their groups' lifecycle, and assigned-pod, node and namespace events;
+// after every event their answers must be equal as sets, per rule set and
+// policy, every hit must carry the indexed object and its tag, and after
+// every mutation Validate must pass. The first byte picks the shard count
+// and posting threshold, so the slice and bitmap representations and
+// several shards are all exercised. The seed selects a hint case
+// (internal/hintcases) to start from: its pod indexed, its event checked.
+func FuzzIndex(f *testing.F) {
+	for _, data := range indexByteSeeds {
+		f.Add(uint16(0), data)
+	}
+	for i := range hintcases.Cases() {
+		f.Add(uint16(i+1), indexByteSeeds[i%len(indexByteSeeds)])
+	}
+	f.Fuzz(func(t *testing.T, seed uint16, data []byte) {
+		runIndex(t, seed, data, 200)
 	})
 }
 
-// TestIndexAgainstReferenceLong runs long deterministic sequences so that
-// plain `go test` exercises the differential check too, not only the seeds.
+// TestIndexAgainstReferenceLong runs long deterministic sequences, each
+// from a hint case or none, so that plain `go test` exercises the
+// differential check too, not only the seeds.
 func TestIndexAgainstReferenceLong(t *testing.T) {
-	for seed := range 40 {
+	for seed := range 48 {
 		data := seedBytes(seed, 3000)
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-			g := &gen{data: data}
-			cfg := g.byte()
-			w := newWorld(t, 1+int(cfg%4), []int{0, 1, 2, 64}[int(cfg/4)%4])
-			for !g.done() {
-				w.step(g)
-			}
+			runIndex(t, uint16(seed), data, 0)
 		})
+	}
+}
+
+// TestIndexSeeds runs FuzzIndex's seeds, so that they are checked without
+// -fuzz too, hint cases with every byte seed.
+func TestIndexSeeds(t *testing.T) {
+	for seed := range len(hintcases.Cases()) + 1 {
+		for i, data := range indexByteSeeds {
+			t.Run(fmt.Sprintf("case=%d/data=%d", seed, i), func(t *testing.T) {
+				runIndex(t, uint16(seed), data, 200)
+			})
+		}
 	}
 }

@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	testingclock "k8s.io/utils/clock/testing"
 
+	"github.com/affinityq/affinityq/index"
+	"github.com/affinityq/affinityq/internal/hintcases"
 	"github.com/affinityq/affinityq/queue"
 )
 
@@ -181,7 +183,7 @@ func (m *queueModel) fail(p *modelPod, names []string) {
 
 // queueWorld drives a queue and its model through the same operations.
 type queueWorld struct {
-	t        *testing.T
+	t        testing.TB
 	q        *queue.Queue
 	m        *queueModel
 	clock    *testingclock.FakeClock
@@ -201,7 +203,7 @@ const maxQueued = 16
 
 var queuePlugins = []string{queue.InterPodAffinity, queue.PodTopologySpread, "NodeResourcesFit", ""}
 
-func newQueueWorld(t *testing.T, cfg byte) *queueWorld {
+func newQueueWorld(t testing.TB, cfg byte) *queueWorld {
 	w := &queueWorld{t: t, clock: testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), nsLabels: map[string]map[string]string{}, keys: map[*v1.Pod]string{}}
 	for i := range 12 {
 		w.uids = append(w.uids, types.UID(fmt.Sprintf("p%d", i)))
@@ -676,26 +678,102 @@ func (w *queueWorld) validate() {
 	}
 }
 
+// seed queues the pending pod of hint case c, pops it and fails it by
+// both plugins, so that it is parked, and applies c's event: the pod must
+// leave the pool exactly when the case says the policy moves it (the world
+// holds no other pod yet). The event's objects stay in the world for the
+// steps that follow.
+func (w *queueWorld) seed(c hintcases.Case) {
+	w.t.Helper()
+	w.add(c.Pending)
+	p := w.pop()
+	if p == nil || p.pod != c.Pending {
+		w.fatalf("hint case %q: Pop did not return the case's pod", c.Name)
+	}
+	w.fail(p, []string{queue.InterPodAffinity, queue.PodTopologySpread})
+	w.event("hint case "+c.Name, &c.Event)
+	w.compare()
+	moved := c.Relation != 0
+	if w.m.policy == queue.Transition {
+		moved = c.Transition != 0
+	}
+	if loc, _ := w.q.Location(c.Pending.UID); (loc != queue.Unschedulable) != moved {
+		w.fatalf("hint case %q: the pod is in %v after the event, want moved %v (Relation %v, Transition %v)", c.Name, loc, moved, c.Relation, c.Transition)
+	}
+}
+
+// event applies ev to the queue, through the method of its kind, and to
+// the model, and keeps its new objects in the world.
+func (w *queueWorld) event(what string, ev *index.Event) {
+	w.t.Helper()
+	w.log = append(w.log, what)
+	switch ev.Kind {
+	case index.AssignedPodAdd:
+		w.q.AssignedPodAdded(ev.NewPod)
+		w.assigned = append(w.assigned, ev.NewPod)
+	case index.AssignedPodUpdate:
+		w.q.AssignedPodUpdated(ev.OldPod, ev.NewPod)
+		w.assigned = append(w.assigned, ev.NewPod)
+	case index.AssignedPodDelete:
+		w.q.AssignedPodDeleted(ev.OldPod)
+	case index.NodeAdd:
+		w.q.NodeAdded(ev.NewNode)
+		w.nodes = append(w.nodes, ev.NewNode)
+	case index.NodeUpdate:
+		w.q.NodeUpdated(ev.OldNode, ev.NewNode)
+		w.nodes = append(w.nodes, ev.NewNode)
+	case index.NodeDelete:
+		w.q.NodeDeleted(ev.OldNode)
+	case index.NamespaceUpdate:
+		if ev.NewNamespace != nil {
+			w.nsLabels[ev.NewNamespace.Name] = ev.NewNamespace.Labels
+		}
+		w.q.NamespaceUpdated(ev.OldNamespace, ev.NewNamespace)
+	default:
+		w.fatalf("%s: event kind %v", what, ev.Kind)
+	}
+	w.m.event(func(r *Reference) map[types.UID]Effect { return r.Event(ev) })
+}
+
+// runQueue is FuzzQueue's body: the first byte of data picks the policy,
+// the reset-on-move flag, the backoff and where namespace labels come
+// from; then the hint case seed selects (seedCase), if any, is parked and
+// its event applied; then data drives up to maxSteps steps (0: until it
+// runs out).
+func runQueue(t testing.TB, seed uint16, data []byte, maxSteps int) {
+	t.Helper()
+	g := &gen{data: data}
+	w := newQueueWorld(t, g.byte())
+	defer w.q.Close()
+	if c, ok := seedCase(seed); ok {
+		w.seed(c)
+	}
+	for steps := 0; !g.done() && (maxSteps == 0 || steps < maxSteps); steps++ {
+		w.step(g)
+	}
+	w.validate()
+}
+
 // FuzzQueue drives the queue and a naive model of it (its pool a Reference)
 // through the same random operations: adds, pops, failures with random
-// plugins, successes, updates, deletes, assigned-pod, node and namespace
+// plugins, successes, updates, deletes, replicas parked beside their
+// source and their groups' lifecycle, assigned-pod, node and namespace
 // events, MoveAll, and clock steps with flushes. After every operation each
 // pod must be in the same place in both, popped pods must be the best
 // candidates with the model's attempt count, and Validate must pass. The
 // first byte picks the policy, the reset-on-move flag, the backoff and
-// where namespace labels come from.
+// where namespace labels come from. The seed selects a hint case
+// (internal/hintcases) to start from: its pod parked, its event applied.
 func FuzzQueue(f *testing.F) {
-	for _, seed := range queueSeeds() {
-		f.Add(seed)
+	seeds := queueSeeds()
+	for _, data := range seeds {
+		f.Add(uint16(0), data)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		g := &gen{data: data}
-		w := newQueueWorld(t, g.byte())
-		defer w.q.Close()
-		for steps := 0; !g.done() && steps < 200; steps++ {
-			w.step(g)
-		}
-		w.validate()
+	for i := range hintcases.Cases() {
+		f.Add(uint16(i+1), seeds[i%len(seeds)])
+	}
+	f.Fuzz(func(t *testing.T, seed uint16, data []byte) {
+		runQueue(t, seed, data, 200)
 	})
 }
 
@@ -718,29 +796,25 @@ func queueSeeds() [][]byte {
 	return seeds
 }
 
-// TestQueueAgainstModel runs the seeds and long deterministic sequences, so
-// that plain `go test` checks the queue against the model too.
+// TestQueueAgainstModel runs the seeds, with every hint case or none,
+// and long deterministic sequences, so that plain `go test` checks the
+// queue against the model too.
 func TestQueueAgainstModel(t *testing.T) {
 	for i, data := range queueSeeds() {
 		t.Run(fmt.Sprintf("seed=%d", i), func(t *testing.T) {
-			g := &gen{data: data}
-			w := newQueueWorld(t, g.byte())
-			defer w.q.Close()
-			for !g.done() {
-				w.step(g)
-			}
-			w.validate()
+			runQueue(t, 0, data, 0)
 		})
+	}
+	for c := range len(hintcases.Cases()) + 1 {
+		for cfg := range 32 {
+			t.Run(fmt.Sprintf("case=%d/cfg=%d", c, cfg), func(t *testing.T) {
+				runQueue(t, uint16(c), queueSeeds()[cfg], 0)
+			})
+		}
 	}
 	for seed := range 24 {
 		t.Run(fmt.Sprintf("long=%d", seed), func(t *testing.T) {
-			g := &gen{data: seedBytes(900+seed, 4000)}
-			w := newQueueWorld(t, g.byte())
-			defer w.q.Close()
-			for !g.done() {
-				w.step(g)
-			}
-			w.validate()
+			runQueue(t, uint16(seed), seedBytes(900+seed, 4000), 0)
 		})
 	}
 }

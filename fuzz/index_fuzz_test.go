@@ -527,9 +527,8 @@ func seedCase(seed uint16) (hintcases.Case, bool) {
 
 // runIndex is FuzzIndex's body: the first byte of data picks the shard
 // count and posting threshold; then the hint case seed selects, if any, is
-// indexed and its event checked; then data drives up to maxSteps steps (0:
-// until it runs out).
-func runIndex(t testing.TB, seed uint16, data []byte, maxSteps int) {
+// indexed and its event checked; then data drives steps until it runs out.
+func runIndex(t testing.TB, seed uint16, data []byte) {
 	t.Helper()
 	g := &gen{data: data}
 	cfg := g.byte()
@@ -537,7 +536,7 @@ func runIndex(t testing.TB, seed uint16, data []byte, maxSteps int) {
 	if c, ok := seedCase(seed); ok {
 		w.seed(g, c)
 	}
-	for steps := 0; !g.done() && (maxSteps == 0 || steps < maxSteps); steps++ {
+	for !g.done() {
 		w.step(g)
 	}
 }
@@ -577,7 +576,7 @@ func FuzzIndex(f *testing.F) {
 		f.Add(uint16(i+1), indexByteSeeds[i%len(indexByteSeeds)])
 	}
 	f.Fuzz(func(t *testing.T, seed uint16, data []byte) {
-		runIndex(t, seed, data, 200)
+		runIndex(t, seed, bounded(data))
 	})
 }
 
@@ -588,7 +587,7 @@ func TestIndexAgainstReferenceLong(t *testing.T) {
 	for seed := range 48 {
 		data := seedBytes(seed, 3000)
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-			runIndex(t, uint16(seed), data, 0)
+			runIndex(t, uint16(seed), data)
 		})
 	}
 }
@@ -599,7 +598,7 @@ func TestIndexSeeds(t *testing.T) {
 	for seed := range len(hintcases.Cases()) + 1 {
 		for i, data := range indexByteSeeds {
 			t.Run(fmt.Sprintf("case=%d/data=%d", seed, i), func(t *testing.T) {
-				runIndex(t, uint16(seed), data, 200)
+				runIndex(t, uint16(seed), data)
 			})
 		}
 	}

@@ -738,9 +738,8 @@ func (w *queueWorld) event(what string, ev *index.Event) {
 // runQueue is FuzzQueue's body: the first byte of data picks the policy,
 // the reset-on-move flag, the backoff and where namespace labels come
 // from; then the hint case seed selects (seedCase), if any, is parked and
-// its event applied; then data drives up to maxSteps steps (0: until it
-// runs out).
-func runQueue(t testing.TB, seed uint16, data []byte, maxSteps int) {
+// its event applied; then data drives steps until it runs out.
+func runQueue(t testing.TB, seed uint16, data []byte) {
 	t.Helper()
 	g := &gen{data: data}
 	w := newQueueWorld(t, g.byte())
@@ -748,7 +747,7 @@ func runQueue(t testing.TB, seed uint16, data []byte, maxSteps int) {
 	if c, ok := seedCase(seed); ok {
 		w.seed(c)
 	}
-	for steps := 0; !g.done() && (maxSteps == 0 || steps < maxSteps); steps++ {
+	for !g.done() {
 		w.step(g)
 	}
 	w.validate()
@@ -773,7 +772,7 @@ func FuzzQueue(f *testing.F) {
 		f.Add(uint16(i+1), seeds[i%len(seeds)])
 	}
 	f.Fuzz(func(t *testing.T, seed uint16, data []byte) {
-		runQueue(t, seed, data, 200)
+		runQueue(t, seed, bounded(data))
 	})
 }
 
@@ -802,19 +801,19 @@ func queueSeeds() [][]byte {
 func TestQueueAgainstModel(t *testing.T) {
 	for i, data := range queueSeeds() {
 		t.Run(fmt.Sprintf("seed=%d", i), func(t *testing.T) {
-			runQueue(t, 0, data, 0)
+			runQueue(t, 0, data)
 		})
 	}
 	for c := range len(hintcases.Cases()) + 1 {
 		for cfg := range 32 {
 			t.Run(fmt.Sprintf("case=%d/cfg=%d", c, cfg), func(t *testing.T) {
-				runQueue(t, uint16(c), queueSeeds()[cfg], 0)
+				runQueue(t, uint16(c), queueSeeds()[cfg])
 			})
 		}
 	}
 	for seed := range 24 {
 		t.Run(fmt.Sprintf("long=%d", seed), func(t *testing.T) {
-			runQueue(t, uint16(seed), seedBytes(900+seed, 4000), 0)
+			runQueue(t, uint16(seed), seedBytes(900+seed, 4000))
 		})
 	}
 }

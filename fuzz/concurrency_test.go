@@ -81,7 +81,12 @@ func TestIndexConcurrent(t *testing.T) {
 	if ix.Len() != ref.Len() {
 		t.Fatalf("Len = %d, want %d", ix.Len(), ref.Len())
 	}
-	w := &world{t: t, ix: ix, ref: ref, nsLabels: map[string]map[string]string{}}
+	w := &world{t: t, ix: ix, ref: ref, nsLabels: map[string]map[string]string{}, byUID: map[types.UID]*v1.Pod{}}
+	for _, m := range final {
+		for uid, p := range m {
+			w.byUID[uid] = p
+		}
+	}
 	g := &gen{data: seedBytes(99, 1<<14)}
 	for range 300 {
 		q := g.assignedPod()

@@ -2,6 +2,8 @@ package fuzz
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -180,7 +182,7 @@ func (g *gen) assignedPod() *v1.Pod {
 	return q
 }
 
-// relabel returns q with new labels.
+// relabel returns a copy of q with new labels (possibly equal to the old).
 func (g *gen) relabel(q *v1.Pod) *v1.Pod {
 	n := q.DeepCopy()
 	switch g.intn(3) {
@@ -192,9 +194,10 @@ func (g *gen) relabel(q *v1.Pod) *v1.Pod {
 		}
 		n.Labels[pick(g, genKeys)] = pick(g, genValues)
 	default:
-		for k := range n.Labels {
-			delete(n.Labels, k)
-			break
+		// The smallest key, not the first a range yields: map order is
+		// random, and the input alone must decide the run.
+		if len(n.Labels) > 0 {
+			delete(n.Labels, slices.Min(slices.Collect(maps.Keys(n.Labels))))
 		}
 	}
 	return n
@@ -215,6 +218,9 @@ func (g *gen) node() *v1.Node {
 
 func (g *gen) nodeUpdate(n *v1.Node) *v1.Node {
 	m := n.DeepCopy()
+	if m.Labels == nil {
+		m.Labels = map[string]string{} // a hint case's node
+	}
 	switch g.intn(3) {
 	case 0:
 		delete(m.Labels, pick(g, genTopoKeys))

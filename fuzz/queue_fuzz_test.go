@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	testingclock "k8s.io/utils/clock/testing"
 
+	"github.com/affinityq/affinityq/index"
+	"github.com/affinityq/affinityq/internal/hintcases"
 	"github.com/affinityq/affinityq/queue"
 )
 
@@ -35,6 +37,7 @@ type queueModel struct {
 
 	pods    map[types.UID]*modelPod
 	pool    *Reference                   // the pool's pods
+	parks   uint64                       // pods parked so far
 	orphans map[types.UID]*queue.PodInfo // deleted while in flight
 }
 
@@ -44,7 +47,9 @@ type modelPod struct {
 	attempts  int
 	timestamp time.Time
 	rejected  RuleSet
+	names     []string // the plugins named by the last failure
 	parked    time.Time
+	parkSeq   uint64 // orders the pool's pods by when they were parked
 	// In flight: the PodInfo Pop returned, the newest object from Update,
 	// and what the events since the Pop did to the pod (rule-set unions
 	// per policy, and whether a MoveAll ran).
@@ -159,7 +164,7 @@ func (m *queueModel) fail(p *modelPod, names []string) {
 	}
 	p.pi = nil
 	p.timestamp = m.clock.Now()
-	p.rejected = pluginRules(names)
+	p.rejected, p.names = pluginRules(names), names
 	named := slices.ContainsFunc(names, func(n string) bool { return n != "" })
 	woken := p.wokeAll || m.applies(Effect{Relation: p.wokeRel, Transition: p.wokeTr}, p.rejected)
 	switch {
@@ -170,13 +175,15 @@ func (m *queueModel) fail(p *modelPod, names []string) {
 	default:
 		p.loc = queue.Unschedulable
 		p.parked = m.clock.Now()
+		m.parks++
+		p.parkSeq = m.parks
 		m.pool.Add(p.pod)
 	}
 }
 
 // queueWorld drives a queue and its model through the same operations.
 type queueWorld struct {
-	t        *testing.T
+	t        testing.TB
 	q        *queue.Queue
 	m        *queueModel
 	clock    *testingclock.FakeClock
@@ -185,12 +192,22 @@ type queueWorld struct {
 	nodes    []*v1.Node
 	log      []string // the operations, for failure messages
 	steps    int
+	uids     []types.UID        // every UID queued so far, and the generator's
+	keys     map[*v1.Pod]string // specKey of the pods seen, computed once
+	seq      int                // for replica UIDs
 }
+
+// maxQueued bounds the pods in a queue world: the generator's 12 UIDs and
+// replicas.
+const maxQueued = 16
 
 var queuePlugins = []string{queue.InterPodAffinity, queue.PodTopologySpread, "NodeResourcesFit", ""}
 
-func newQueueWorld(t *testing.T, cfg byte) *queueWorld {
-	w := &queueWorld{t: t, clock: testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), nsLabels: map[string]map[string]string{}}
+func newQueueWorld(t testing.TB, cfg byte) *queueWorld {
+	w := &queueWorld{t: t, clock: testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), nsLabels: map[string]map[string]string{}, keys: map[*v1.Pod]string{}}
+	for i := range 12 {
+		w.uids = append(w.uids, types.UID(fmt.Sprintf("p%d", i)))
+	}
 	lookup := func(ns string) (map[string]string, bool) {
 		l, ok := w.nsLabels[ns]
 		return l, ok
@@ -241,72 +258,23 @@ func priorityOf(p *v1.Pod) int32 {
 // step applies one generated operation to the queue and the model.
 func (w *queueWorld) step(g *gen) {
 	m := w.m
-	switch op := g.intn(18); op {
+	switch op := g.intn(23); op {
 	case 0, 1, 2: // add
 		p := g.pendingPod()
 		if g.chance(30) {
 			prio := int32(g.intn(3))
 			p.Spec.Priority = &prio
 		}
-		w.log = append(w.log, "add "+string(p.UID))
-		err := w.q.Add(p)
-		if _, exists := m.pods[p.UID]; exists {
-			if !errors.Is(err, queue.ErrAlreadyQueued) {
-				w.fatalf("Add(%s) of a queued pod = %v, want ErrAlreadyQueued", p.UID, err)
-			}
-			return
-		}
-		if err != nil {
-			w.fatalf("Add(%s) = %v", p.UID, err)
-		}
-		m.pods[p.UID] = &modelPod{pod: p, loc: queue.Active, timestamp: w.clock.Now()}
+		w.add(p)
 	case 3, 4: // pop
-		var best []types.UID
-		var bp *modelPod
-		for uid, p := range m.pods {
-			if p.loc != queue.Active {
-				continue
-			}
-			switch {
-			case bp == nil, priorityOf(p.pod) > priorityOf(bp.pod),
-				priorityOf(p.pod) == priorityOf(bp.pod) && p.timestamp.Before(bp.timestamp):
-				bp, best = p, []types.UID{uid}
-			case priorityOf(p.pod) == priorityOf(bp.pod) && p.timestamp.Equal(bp.timestamp):
-				best = append(best, uid)
-			}
-		}
-		if bp == nil {
-			return
-		}
-		pi, err := w.q.Pop(context.Background())
-		if err != nil {
-			w.fatalf("Pop = %v", err)
-		}
-		w.log = append(w.log, "pop "+string(pi.Pod.UID))
-		if !slices.Contains(best, pi.Pod.UID) {
-			w.fatalf("Pop = %s, want one of %v", pi.Pod.UID, best)
-		}
-		p := m.pods[pi.Pod.UID]
-		p.attempts++
-		if pi.Attempts != p.attempts || pi.Pod != p.pod {
-			w.fatalf("Pop: %s with Attempts %d (model %d), same object %v", pi.Pod.UID, pi.Attempts, p.attempts, pi.Pod == p.pod)
-		}
-		p.loc, p.pi, p.wokeRel, p.wokeTr, p.wokeAll = queue.InFlight, pi, 0, 0, false
+		w.pop()
 	case 5, 6: // fail
 		fl := w.inFlight()
 		if len(fl) == 0 {
 			return
 		}
 		p := pick(g, fl)
-		var names []string
-		for range g.intn(3) {
-			names = append(names, pick(g, queuePlugins))
-		}
-		w.log = append(w.log, fmt.Sprintf("fail %s %q", p.pod.UID, names))
-		if err := w.q.AddUnschedulable(p.pi, names...); err != nil {
-			w.fatalf("AddUnschedulable(%s) = %v", p.pod.UID, err)
-		}
-		m.fail(p, names)
+		w.fail(p, w.plugins(g))
 	case 7: // done
 		fl := w.inFlight()
 		if len(fl) == 0 {
@@ -332,51 +300,9 @@ func (w *queueWorld) step(g *gen) {
 				n.Status.Message = fmt.Sprint("update ", len(w.log))
 			}
 		}
-		w.log = append(w.log, "update "+string(n.UID))
-		err := w.q.Update(nil, n)
-		if !ok {
-			if !errors.Is(err, queue.ErrUnknownPod) {
-				w.fatalf("Update(%s) of an unknown pod = %v, want ErrUnknownPod", n.UID, err)
-			}
-			return
-		}
-		if err != nil {
-			w.fatalf("Update(%s) = %v", n.UID, err)
-		}
-		switch p.loc {
-		case queue.Active, queue.Backoff:
-			p.pod = n
-		case queue.Unschedulable:
-			changed := podChanged(p.pod, n)
-			p.pod = n
-			if changed {
-				m.pool.Remove(n.UID)
-				m.move(p)
-			} else {
-				m.pool.Add(n)
-			}
-		case queue.InFlight:
-			p.updated = n
-		}
+		w.update(n)
 	case 9: // delete
-		uid := types.UID(fmt.Sprintf("p%d", g.intn(12)))
-		w.log = append(w.log, "delete "+string(uid))
-		w.q.Delete(&v1.Pod{ObjectMeta: metav1.ObjectMeta{UID: uid}})
-		if p, ok := m.pods[uid]; ok {
-			if p.loc == queue.Unschedulable {
-				m.pool.Remove(uid)
-			}
-			if p.loc == queue.InFlight {
-				m.orphans[uid] = p.pi
-				// The scheduler finishes the deleted attempt later, or now.
-				if g.chance(50) {
-					if err := w.q.AddUnschedulable(p.pi, queue.InterPodAffinity); err != nil {
-						w.fatalf("AddUnschedulable of a deleted attempt = %v, want a no-op", err)
-					}
-				}
-			}
-			delete(m.pods, uid)
-		}
+		w.delete(g, types.UID(fmt.Sprintf("p%d", g.intn(12))))
 	case 10: // assigned pod added
 		q := g.assignedPod()
 		w.assigned = append(w.assigned, q)
@@ -462,8 +388,261 @@ func (w *queueWorld) step(g *gen) {
 				}
 			}
 		}
+	case 18, 19: // a replica of a parked or pending pod joins and is parked as its source was
+		if len(m.pods) >= maxQueued {
+			return
+		}
+		var sources []*modelPod
+		for _, p := range w.sorted() {
+			if p.loc != queue.InFlight {
+				sources = append(sources, p)
+			}
+		}
+		if len(sources) == 0 {
+			return
+		}
+		src := pick(g, sources)
+		r := replicaOf(src.pod, w.newUID())
+		w.add(r)
+		names := src.names
+		if src.loc != queue.Unschedulable || g.chance(20) {
+			names = w.plugins(g)
+		}
+		if g.chance(80) {
+			w.park(r.UID, names)
+		}
+	case 20: // a group's founder leaves the pool while replicas remain
+		groups := w.parkedGroups(func(n int) bool { return n >= 2 })
+		if len(groups) == 0 {
+			return
+		}
+		w.delete(g, pick(g, groups)[0].UID)
+	case 21: // a group's last parked member leaves and is parked again
+		groups := w.parkedGroups(func(n int) bool { return n == 1 })
+		if len(groups) == 0 {
+			return
+		}
+		p := pick(g, groups)[0]
+		names := m.pods[p.UID].names
+		if g.chance(50) {
+			// Deleted and added again: a new entry, compiled afresh.
+			w.delete(g, p.UID)
+			w.add(p)
+		} else {
+			// Moved out (its index entry goes stale until Pop drops it): the
+			// entry keeps its Pending, whose rules are the dropped group's
+			// when it is parked again.
+			w.log = append(w.log, "move all")
+			w.q.MoveAll("fuzz")
+			m.moveAll()
+		}
+		w.park(p.UID, names)
+	case 22: // a parked replica's labels change: it leaves its group
+		var replicas []*v1.Pod
+		for _, grp := range w.parkedGroups(func(n int) bool { return n >= 2 }) {
+			replicas = append(replicas, grp...)
+		}
+		if len(replicas) == 0 {
+			return
+		}
+		w.update(g.relabelOut(pick(g, replicas)))
 	}
 	w.compare()
+}
+
+// sorted returns the model's pods sorted by UID.
+func (w *queueWorld) sorted() []*modelPod {
+	out := slices.Collect(maps.Values(w.m.pods))
+	sort.Slice(out, func(i, j int) bool { return out[i].pod.UID < out[j].pod.UID })
+	return out
+}
+
+// parkedGroups returns the groups (groupsOf) of the pool's pods, each in
+// the order its members were parked, whose size ok accepts.
+func (w *queueWorld) parkedGroups(ok func(n int) bool) [][]*v1.Pod {
+	var parked []*modelPod
+	for _, p := range w.m.pods {
+		if p.loc == queue.Unschedulable {
+			parked = append(parked, p)
+		}
+	}
+	sort.Slice(parked, func(i, j int) bool { return parked[i].parkSeq < parked[j].parkSeq })
+	ms := make([]member, len(parked))
+	for i, p := range parked {
+		key, seen := w.keys[p.pod]
+		if !seen {
+			key = specKey(p.pod)
+			w.keys[p.pod] = key
+		}
+		ms[i] = member{pod: p.pod, key: key}
+	}
+	var out [][]*v1.Pod
+	for _, grp := range groupsOf(ms) {
+		if ok(len(grp)) {
+			out = append(out, grp)
+		}
+	}
+	return out
+}
+
+func (w *queueWorld) newUID() types.UID {
+	w.seq++
+	return types.UID(fmt.Sprintf("r%d", w.seq))
+}
+
+// park pops pods until the one with uid comes out, and fails each with
+// names: the way a pod reaches the pool. It stops when activeQ runs out
+// first, and after as many pops as there are pods (a pod failed without a
+// named plugin may come back to activeQ ahead of uid).
+func (w *queueWorld) park(uid types.UID, names []string) {
+	w.t.Helper()
+	for range len(w.m.pods) {
+		p := w.pop()
+		if p == nil {
+			return
+		}
+		w.fail(p, names)
+		if p.pod.UID == uid {
+			return
+		}
+	}
+}
+
+// pop pops the best pod of activeQ, checked against the model's
+// candidates, and returns the model's record of it; nil when activeQ is
+// empty.
+func (w *queueWorld) pop() *modelPod {
+	w.t.Helper()
+	m := w.m
+	var best []types.UID
+	var bp *modelPod
+	for uid, p := range m.pods {
+		if p.loc != queue.Active {
+			continue
+		}
+		switch {
+		case bp == nil, priorityOf(p.pod) > priorityOf(bp.pod),
+			priorityOf(p.pod) == priorityOf(bp.pod) && p.timestamp.Before(bp.timestamp):
+			bp, best = p, []types.UID{uid}
+		case priorityOf(p.pod) == priorityOf(bp.pod) && p.timestamp.Equal(bp.timestamp):
+			best = append(best, uid)
+		}
+	}
+	if bp == nil {
+		return nil
+	}
+	pi, err := w.q.Pop(context.Background())
+	if err != nil {
+		w.fatalf("Pop = %v", err)
+	}
+	w.log = append(w.log, "pop "+string(pi.Pod.UID))
+	if !slices.Contains(best, pi.Pod.UID) {
+		w.fatalf("Pop = %s, want one of %v", pi.Pod.UID, best)
+	}
+	p := m.pods[pi.Pod.UID]
+	p.attempts++
+	if pi.Attempts != p.attempts || pi.Pod != p.pod {
+		w.fatalf("Pop: %s with Attempts %d (model %d), same object %v", pi.Pod.UID, pi.Attempts, p.attempts, pi.Pod == p.pod)
+	}
+	p.loc, p.pi, p.wokeRel, p.wokeTr, p.wokeAll = queue.InFlight, pi, 0, 0, false
+	return p
+}
+
+// plugins returns a generated list of rejecting plugin names.
+func (w *queueWorld) plugins(g *gen) []string {
+	var names []string
+	for range g.intn(3) {
+		names = append(names, pick(g, queuePlugins))
+	}
+	return names
+}
+
+// fail ends p's attempt, in flight, with AddUnschedulable(names...).
+func (w *queueWorld) fail(p *modelPod, names []string) {
+	w.t.Helper()
+	w.log = append(w.log, fmt.Sprintf("fail %s %q", p.pod.UID, names))
+	if err := w.q.AddUnschedulable(p.pi, names...); err != nil {
+		w.fatalf("AddUnschedulable(%s) = %v", p.pod.UID, err)
+	}
+	w.m.fail(p, names)
+}
+
+// add queues p with Add, in the queue and the model.
+func (w *queueWorld) add(p *v1.Pod) {
+	w.t.Helper()
+	m := w.m
+	w.log = append(w.log, "add "+string(p.UID))
+	err := w.q.Add(p)
+	if _, exists := m.pods[p.UID]; exists {
+		if !errors.Is(err, queue.ErrAlreadyQueued) {
+			w.fatalf("Add(%s) of a queued pod = %v, want ErrAlreadyQueued", p.UID, err)
+		}
+		return
+	}
+	if err != nil {
+		w.fatalf("Add(%s) = %v", p.UID, err)
+	}
+	m.pods[p.UID] = &modelPod{pod: p, loc: queue.Active, timestamp: w.clock.Now()}
+	if !slices.Contains(w.uids, p.UID) {
+		w.uids = append(w.uids, p.UID)
+	}
+}
+
+// update applies Update(nil, n) to the queue and the model.
+func (w *queueWorld) update(n *v1.Pod) {
+	w.t.Helper()
+	m := w.m
+	p, ok := m.pods[n.UID]
+	w.log = append(w.log, "update "+string(n.UID))
+	err := w.q.Update(nil, n)
+	if !ok {
+		if !errors.Is(err, queue.ErrUnknownPod) {
+			w.fatalf("Update(%s) of an unknown pod = %v, want ErrUnknownPod", n.UID, err)
+		}
+		return
+	}
+	if err != nil {
+		w.fatalf("Update(%s) = %v", n.UID, err)
+	}
+	switch p.loc {
+	case queue.Active, queue.Backoff:
+		p.pod = n
+	case queue.Unschedulable:
+		changed := podChanged(p.pod, n)
+		p.pod = n
+		if changed {
+			m.pool.Remove(n.UID)
+			m.move(p)
+		} else {
+			m.pool.Add(n)
+		}
+	case queue.InFlight:
+		p.updated = n
+	}
+}
+
+// delete applies Delete to the pod with uid in the queue and the model;
+// an attempt of it in flight is finished now, or never.
+func (w *queueWorld) delete(g *gen, uid types.UID) {
+	w.t.Helper()
+	m := w.m
+	w.log = append(w.log, "delete "+string(uid))
+	w.q.Delete(&v1.Pod{ObjectMeta: metav1.ObjectMeta{UID: uid}})
+	if p, ok := m.pods[uid]; ok {
+		if p.loc == queue.Unschedulable {
+			m.pool.Remove(uid)
+		}
+		if p.loc == queue.InFlight {
+			m.orphans[uid] = p.pi
+			// The scheduler finishes the deleted attempt later, or now.
+			if g.chance(50) {
+				if err := w.q.AddUnschedulable(p.pi, queue.InterPodAffinity); err != nil {
+					w.fatalf("AddUnschedulable of a deleted attempt = %v, want a no-op", err)
+				}
+			}
+		}
+		delete(m.pods, uid)
+	}
 }
 
 // compare checks that every pod is where the model has it, and every
@@ -472,8 +651,7 @@ func (w *queueWorld) step(g *gen) {
 func (w *queueWorld) compare() {
 	w.t.Helper()
 	w.steps++
-	for i := range 12 {
-		uid := types.UID(fmt.Sprintf("p%d", i))
+	for _, uid := range w.uids {
 		got, gotOK := w.q.Location(uid)
 		var want queue.Location
 		p, wantOK := w.m.pods[uid]
@@ -500,26 +678,101 @@ func (w *queueWorld) validate() {
 	}
 }
 
+// seed queues the pending pod of hint case c, pops it and fails it by
+// both plugins, so that it is parked, and applies c's event: the pod must
+// leave the pool exactly when the case says the policy moves it (the world
+// holds no other pod yet). The event's objects stay in the world for the
+// steps that follow.
+func (w *queueWorld) seed(c hintcases.Case) {
+	w.t.Helper()
+	w.add(c.Pending)
+	p := w.pop()
+	if p == nil || p.pod != c.Pending {
+		w.fatalf("hint case %q: Pop did not return the case's pod", c.Name)
+	}
+	w.fail(p, []string{queue.InterPodAffinity, queue.PodTopologySpread})
+	w.event("hint case "+c.Name, &c.Event)
+	w.compare()
+	moved := c.Relation != 0
+	if w.m.policy == queue.Transition {
+		moved = c.Transition != 0
+	}
+	if loc, _ := w.q.Location(c.Pending.UID); (loc != queue.Unschedulable) != moved {
+		w.fatalf("hint case %q: the pod is in %v after the event, want moved %v (Relation %v, Transition %v)", c.Name, loc, moved, c.Relation, c.Transition)
+	}
+}
+
+// event applies ev to the queue, through the method of its kind, and to
+// the model, and keeps its new objects in the world.
+func (w *queueWorld) event(what string, ev *index.Event) {
+	w.t.Helper()
+	w.log = append(w.log, what)
+	switch ev.Kind {
+	case index.AssignedPodAdd:
+		w.q.AssignedPodAdded(ev.NewPod)
+		w.assigned = append(w.assigned, ev.NewPod)
+	case index.AssignedPodUpdate:
+		w.q.AssignedPodUpdated(ev.OldPod, ev.NewPod)
+		w.assigned = append(w.assigned, ev.NewPod)
+	case index.AssignedPodDelete:
+		w.q.AssignedPodDeleted(ev.OldPod)
+	case index.NodeAdd:
+		w.q.NodeAdded(ev.NewNode)
+		w.nodes = append(w.nodes, ev.NewNode)
+	case index.NodeUpdate:
+		w.q.NodeUpdated(ev.OldNode, ev.NewNode)
+		w.nodes = append(w.nodes, ev.NewNode)
+	case index.NodeDelete:
+		w.q.NodeDeleted(ev.OldNode)
+	case index.NamespaceUpdate:
+		if ev.NewNamespace != nil {
+			w.nsLabels[ev.NewNamespace.Name] = ev.NewNamespace.Labels
+		}
+		w.q.NamespaceUpdated(ev.OldNamespace, ev.NewNamespace)
+	default:
+		w.fatalf("%s: event kind %v", what, ev.Kind)
+	}
+	w.m.event(func(r *Reference) map[types.UID]Effect { return r.Event(ev) })
+}
+
+// runQueue is FuzzQueue's body: the first byte of data picks the policy,
+// the reset-on-move flag, the backoff and where namespace labels come
+// from; then the hint case seed selects (seedCase), if any, is parked and
+// its event applied; then data drives steps until it runs out.
+func runQueue(t testing.TB, seed uint16, data []byte) {
+	t.Helper()
+	g := &gen{data: data}
+	w := newQueueWorld(t, g.byte())
+	defer w.q.Close()
+	if c, ok := seedCase(seed); ok {
+		w.seed(c)
+	}
+	for !g.done() {
+		w.step(g)
+	}
+	w.validate()
+}
+
 // FuzzQueue drives the queue and a naive model of it (its pool a Reference)
 // through the same random operations: adds, pops, failures with random
-// plugins, successes, updates, deletes, assigned-pod, node and namespace
+// plugins, successes, updates, deletes, replicas parked beside their
+// source and their groups' lifecycle, assigned-pod, node and namespace
 // events, MoveAll, and clock steps with flushes. After every operation each
 // pod must be in the same place in both, popped pods must be the best
 // candidates with the model's attempt count, and Validate must pass. The
 // first byte picks the policy, the reset-on-move flag, the backoff and
-// where namespace labels come from.
+// where namespace labels come from. The seed selects a hint case
+// (internal/hintcases) to start from: its pod parked, its event applied.
 func FuzzQueue(f *testing.F) {
-	for _, seed := range queueSeeds() {
-		f.Add(seed)
+	seeds := queueSeeds()
+	for _, data := range seeds {
+		f.Add(uint16(0), data)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		g := &gen{data: data}
-		w := newQueueWorld(t, g.byte())
-		defer w.q.Close()
-		for steps := 0; !g.done() && steps < 200; steps++ {
-			w.step(g)
-		}
-		w.validate()
+	for i := range hintcases.Cases() {
+		f.Add(uint16(i+1), seeds[i%len(seeds)])
+	}
+	f.Fuzz(func(t *testing.T, seed uint16, data []byte) {
+		runQueue(t, seed, bounded(data))
 	})
 }
 
@@ -542,29 +795,25 @@ func queueSeeds() [][]byte {
 	return seeds
 }
 
-// TestQueueAgainstModel runs the seeds and long deterministic sequences, so
-// that plain `go test` checks the queue against the model too.
+// TestQueueAgainstModel runs the seeds, with every hint case or none,
+// and long deterministic sequences, so that plain `go test` checks the
+// queue against the model too.
 func TestQueueAgainstModel(t *testing.T) {
 	for i, data := range queueSeeds() {
 		t.Run(fmt.Sprintf("seed=%d", i), func(t *testing.T) {
-			g := &gen{data: data}
-			w := newQueueWorld(t, g.byte())
-			defer w.q.Close()
-			for !g.done() {
-				w.step(g)
-			}
-			w.validate()
+			runQueue(t, 0, data)
 		})
+	}
+	for c := range len(hintcases.Cases()) + 1 {
+		for cfg := range 32 {
+			t.Run(fmt.Sprintf("case=%d/cfg=%d", c, cfg), func(t *testing.T) {
+				runQueue(t, uint16(c), queueSeeds()[cfg])
+			})
+		}
 	}
 	for seed := range 24 {
 		t.Run(fmt.Sprintf("long=%d", seed), func(t *testing.T) {
-			g := &gen{data: seedBytes(900+seed, 4000)}
-			w := newQueueWorld(t, g.byte())
-			defer w.q.Close()
-			for !g.done() {
-				w.step(g)
-			}
-			w.validate()
+			runQueue(t, uint16(seed), seedBytes(900+seed, 4000))
 		})
 	}
 }

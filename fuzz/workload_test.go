@@ -35,10 +35,7 @@ func replay(t *testing.T, w *bench.Workload, shards int) {
 		wd.nsLabels[ns.Name] = ns.Labels
 	}
 	for _, p := range w.Pending {
-		if err := wd.ix.Add(p); err != nil {
-			t.Fatal(err)
-		}
-		wd.ref.Add(p)
+		wd.add(p)
 	}
 	wd.validate("building the pool")
 	for i := range w.Events {

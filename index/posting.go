@@ -95,14 +95,6 @@ func (p *posting) empty() bool {
 	return len(p.small) == 0
 }
 
-func (p *posting) contains(x uint32) bool {
-	if p.big != nil {
-		return p.big.Contains(x)
-	}
-	_, found := slices.BinarySearch(p.small, x)
-	return found
-}
-
 // appendTo appends the posting's elements to dst in increasing order.
 func (p *posting) appendTo(dst []uint32) []uint32 {
 	if p.big == nil {
@@ -241,14 +233,6 @@ func (t *postingTable) edit(k uint64, x uint32, add bool, threshold int) {
 	} else {
 		t.remove(k, x, threshold)
 	}
-}
-
-// appendTo appends k's posting to dst in increasing order.
-func (t *postingTable) appendTo(dst []uint32, k uint64) []uint32 {
-	if r, ok := t.get(k); ok {
-		return t.appendRef(dst, r)
-	}
-	return dst
 }
 
 // appendEntries appends k's posting of term entries to dst as candidates

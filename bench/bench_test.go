@@ -28,7 +28,7 @@ func sizes() []int {
 // pool is a workload loaded into an index and, optionally, the reference.
 type pool struct {
 	w   *bench.Workload
-	ix  *index.Index
+	ix  *index.Index[any]
 	ref *fuzz.Reference
 }
 
@@ -44,7 +44,7 @@ func load(b *testing.B, name string, pods int, withReference bool) *pool {
 		labels[ns.Name] = ns.Labels
 	}
 	lookup := func(ns string) (map[string]string, bool) { l, ok := labels[ns]; return l, ok }
-	p := &pool{w: w, ix: index.New(index.WithNamespaceLabels(lookup))}
+	p := &pool{w: w, ix: index.New[any](index.WithNamespaceLabels(lookup))}
 	for _, pod := range w.Pending {
 		if err := p.ix.Add(pod); err != nil {
 			b.Fatal(err)
@@ -70,7 +70,7 @@ func BenchmarkWorkload(b *testing.B) {
 			prefix := fmt.Sprintf("workload=%s/pods=%d", name, n)
 			b.Run(prefix+"/impl=index", func(b *testing.B) {
 				b.ReportAllocs()
-				hits := make([]index.Hit, 0, 1024)
+				hits := make([]index.Hit[any], 0, 1024)
 				affected, i := 0, 0
 				for b.Loop() {
 					hits = p.ix.Lookup(hits[:0], &p.w.Events[i%len(p.w.Events)])
@@ -102,7 +102,7 @@ func BenchmarkWorkloadParallel(b *testing.B) {
 		b.ReportAllocs()
 		var next atomic.Int64
 		b.RunParallel(func(pb *testing.PB) {
-			hits := make([]index.Hit, 0, 1024)
+			hits := make([]index.Hit[any], 0, 1024)
 			for pb.Next() {
 				i := int(next.Add(1))
 				hits = p.ix.Lookup(hits[:0], &p.w.Events[i%len(p.w.Events)])
@@ -128,7 +128,7 @@ func BenchmarkMemory(b *testing.B) {
 					runtime.GC()
 					runtime.GC()
 					runtime.ReadMemStats(&before)
-					ix := index.New()
+					ix := index.New[any]()
 					for _, pod := range w.Pending {
 						if err := ix.Add(pod); err != nil {
 							b.Fatal(err)

@@ -54,16 +54,16 @@ func TestConfigValidation(t *testing.T) {
 func TestOnePodPerEvent(t *testing.T) {
 	for _, tc := range []struct {
 		gen    Generator
-		policy func(index.Hit) bool
+		policy func(index.Hit[any]) bool
 	}{
-		{UniquePartner, func(h index.Hit) bool { return h.Transition != 0 }},
-		{AntiUnblock, func(h index.Hit) bool { return h.Transition != 0 }},
+		{UniquePartner, func(h index.Hit[any]) bool { return h.Transition != 0 }},
+		{AntiUnblock, func(h index.Hit[any]) bool { return h.Transition != 0 }},
 	} {
 		w, err := tc.gen(small(1))
 		if err != nil {
 			t.Fatal(err)
 		}
-		ix := index.New()
+		ix := index.New[any]()
 		for _, p := range w.Pending {
 			if err := ix.Add(p); err != nil {
 				t.Fatal(err)

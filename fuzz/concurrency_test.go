@@ -17,7 +17,7 @@ import (
 // the final set of pods, and Validate must pass.
 func TestIndexConcurrent(t *testing.T) {
 	const writers, readers, opsPerWriter = 4, 3, 400
-	ix := index.New(index.WithShards(3), index.WithPostingThreshold(2))
+	ix := index.New[any](index.WithShards(3), index.WithPostingThreshold(2))
 	final := make([]map[types.UID]*v1.Pod, writers)
 
 	var wg sync.WaitGroup
@@ -27,7 +27,7 @@ func TestIndexConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			g := &gen{data: seedBytes(1000+r, 1<<16)}
-			var hits []index.Hit
+			var hits []index.Hit[any]
 			for {
 				select {
 				case <-stop:

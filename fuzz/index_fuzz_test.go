@@ -19,12 +19,12 @@ import (
 // fed the same pending pods, namespaces, nodes and assigned pods.
 type world struct {
 	t   testing.TB
-	ix  *index.Index
+	ix  *index.Index[any]
 	ref *Reference
 	// other is a second index, for copy-on-share: a pod is compiled in it,
 	// beside a peer of the same source, and the Pending, whose rules are
 	// other's, is inserted into ix.
-	other    *index.Index
+	other    *index.Index[any]
 	peers    []types.UID // the pods indexed in other, oldest first
 	nsLabels map[string]map[string]string
 	// live are the pods indexed in ix, the objects given to it, in the
@@ -37,10 +37,10 @@ type world struct {
 	// held are Pendings compiled by ix and not inserted yet: their rules
 	// may be a group that loses its last member, or gains others, before
 	// they are.
-	held     []*index.Pending
+	held     []*index.Pending[any]
 	assigned []*v1.Pod
 	nodes    []*v1.Node
-	hits     []index.Hit
+	hits     []index.Hit[any]
 	seq      int // for replica UIDs and tags
 }
 
@@ -62,13 +62,13 @@ func newWorld(t testing.TB, shards, threshold int) *world {
 		l, ok := w.nsLabels[ns]
 		return l, ok
 	}
-	w.ix = index.New(index.WithShards(shards), index.WithPostingThreshold(threshold), index.WithNamespaceLabels(lookup))
-	w.other = index.New(index.WithShards(1+shards%3), index.WithPostingThreshold(threshold), index.WithNamespaceLabels(lookup))
+	w.ix = index.New[any](index.WithShards(shards), index.WithPostingThreshold(threshold), index.WithNamespaceLabels(lookup))
+	w.other = index.New[any](index.WithShards(1+shards%3), index.WithPostingThreshold(threshold), index.WithNamespaceLabels(lookup))
 	w.ref = NewReference(lookup)
 	return w
 }
 
-func toEffects(hits []index.Hit) map[types.UID]Effect {
+func toEffects(hits []index.Hit[any]) map[types.UID]Effect {
 	m := map[types.UID]Effect{}
 	for _, h := range hits {
 		if _, dup := m[h.Pod.UID]; dup {
@@ -307,7 +307,7 @@ func (w *world) newTag() any {
 // Insert; or copy-on-share (share).
 func (w *world) index(g *gen, p *v1.Pod) {
 	w.t.Helper()
-	var kept *index.Pending
+	var kept *index.Pending[any]
 	var tag any
 	switch g.intn(6) {
 	case 0, 1:
@@ -325,7 +325,7 @@ func (w *world) index(g *gen, p *v1.Pod) {
 		tag = w.newTag()
 		kept = w.ix.InsertWithTag(w.compile(w.ix, p), tag)
 	case 4:
-		pe, err := index.Compile(p)
+		pe, err := index.Compile[any](p)
 		if err != nil {
 			w.t.Fatalf("Compile(%s): %v", p.UID, err)
 		}
@@ -336,7 +336,7 @@ func (w *world) index(g *gen, p *v1.Pod) {
 	w.inserted(p, kept, tag)
 }
 
-func (w *world) compile(ix *index.Index, p *v1.Pod) *index.Pending {
+func (w *world) compile(ix *index.Index[any], p *v1.Pod) *index.Pending[any] {
 	w.t.Helper()
 	pe, err := ix.Compile(p)
 	if err != nil {
@@ -352,7 +352,7 @@ func (w *world) compile(ix *index.Index, p *v1.Pod) *index.Pending {
 // that the Pending carries the rules of other's group, and inserts it into
 // ix. Other's group is dropped before the insert, or after it, or kept
 // and joined by p as well, so that it grows after ix took its rules.
-func (w *world) share(g *gen, p *v1.Pod) *index.Pending {
+func (w *world) share(g *gen, p *v1.Pod) *index.Pending[any] {
 	w.t.Helper()
 	peer := replicaOf(p, "peer-"+p.UID)
 	if err := w.other.Add(peer); err != nil {
@@ -360,7 +360,7 @@ func (w *world) share(g *gen, p *v1.Pod) *index.Pending {
 	}
 	w.peerIndexed(peer.UID)
 	pe := w.compile(w.other, p)
-	var kept *index.Pending
+	var kept *index.Pending[any]
 	switch g.intn(3) {
 	case 0:
 		w.dropPeer(peer.UID)
@@ -395,7 +395,7 @@ func (w *world) dropPeer(uid types.UID) {
 
 // inserted checks what ix keeps for p, just indexed with tag (kept is what
 // Insert returned, nil after Add), adds p to the reference, and validates.
-func (w *world) inserted(p *v1.Pod, kept *index.Pending, tag any) {
+func (w *world) inserted(p *v1.Pod, kept *index.Pending[any], tag any) {
 	w.t.Helper()
 	got, ok := w.ix.Get(p.UID)
 	if !ok || got.Pod() != p || got.Tag() != tag || (kept != nil && got != kept) {

@@ -12,7 +12,7 @@ import (
 // before does not allocate, and a spec that changed (the same object
 // modified, or labels that matchLabelKeys reads) is compiled again.
 func TestAntiAffinityCache(t *testing.T) {
-	ix := New()
+	ix := New[any]()
 	web := func(name string) *v1.Pod {
 		return pod(name, withLabels(map[string]string{"app": "web"}))
 	}
@@ -24,7 +24,7 @@ func TestAntiAffinityCache(t *testing.T) {
 	blocker := func(name, app string) *v1.Pod {
 		return pod(name, onNode("n1"), withLabels(map[string]string{"app": "db"}), withAnti(term("host", sel(in("app", app)))))
 	}
-	hits := func(q *v1.Pod) int { return len(ix.AssignedPodDeleted(make([]Hit, 0, 8), q)) }
+	hits := func(q *v1.Pod) int { return len(ix.AssignedPodDeleted(make([]Hit[any], 0, 8), q)) }
 
 	if got := hits(blocker("q1", "web")); got != 2 {
 		t.Fatalf("a blocker of app=web deleted: %d hits, want 2", got)

@@ -79,8 +79,8 @@ func benchPool(n, affected int) []*v1.Pod {
 	return pods
 }
 
-func buildIndex(tb testing.TB, pods []*v1.Pod, opts ...Option) *Index {
-	ix := New(opts...)
+func buildIndex(tb testing.TB, pods []*v1.Pod, opts ...Option) *Index[benchTag] {
+	ix := New[benchTag](opts...)
 	for _, p := range pods {
 		if err := ix.Add(p); err != nil {
 			tb.Fatal(err)
@@ -88,6 +88,10 @@ func buildIndex(tb testing.TB, pods []*v1.Pod, opts ...Option) *Index {
 	}
 	return ix
 }
+
+// benchTag is the benchmarks' tag type: a pointer, as the queue's and
+// kube/prequeue's are.
+type benchTag = *v1.Pod
 
 // BenchmarkAssignedPodUpdated measures the lookup for a relabelled assigned
 // pod against the scans it replaces, in the same run: impl=index repeats one
@@ -100,9 +104,9 @@ func BenchmarkAssignedPodUpdated(b *testing.B) {
 	for _, n := range benchSizes() {
 		pods := benchPool(n, 10)
 		ix := buildIndex(b, pods)
-		compiled := make([]*Pending, len(pods))
+		compiled := make([]*Pending[benchTag], len(pods))
 		for i, p := range pods {
-			compiled[i], _ = Compile(p)
+			compiled[i], _ = Compile[benchTag](p)
 		}
 		qo, qn := benchEvent(n / 10 / 2)
 		ev := &Event{Kind: AssignedPodUpdate, OldPod: qo, NewPod: qn}
@@ -110,7 +114,7 @@ func BenchmarkAssignedPodUpdated(b *testing.B) {
 
 		b.Run(prefix+"/impl=index", func(b *testing.B) {
 			b.ReportAllocs()
-			hits := make([]Hit, 0, 64)
+			hits := make([]Hit[benchTag], 0, 64)
 			for b.Loop() {
 				hits = ix.AssignedPodUpdated(hits[:0], qo, qn)
 			}
@@ -126,7 +130,7 @@ func BenchmarkAssignedPodUpdated(b *testing.B) {
 		}
 		b.Run(prefix+"/impl=index-stream", func(b *testing.B) {
 			b.ReportAllocs()
-			hits := make([]Hit, 0, 64)
+			hits := make([]Hit[benchTag], 0, 64)
 			i, affected := 0, 0
 			for b.Loop() {
 				hits = ix.Lookup(hits[:0], &events[i%len(events)])
@@ -137,7 +141,7 @@ func BenchmarkAssignedPodUpdated(b *testing.B) {
 		})
 		b.Run(prefix+"/impl=scan", func(b *testing.B) {
 			b.ReportAllocs()
-			hits := make([]Hit, 0, 64)
+			hits := make([]Hit[benchTag], 0, 64)
 			for b.Loop() {
 				hits = scan(hits[:0], compiled, ev)
 			}
@@ -148,12 +152,12 @@ func BenchmarkAssignedPodUpdated(b *testing.B) {
 
 // scan is the precompiled linear scan: prepare the event once, evaluate
 // every pending pod.
-func scan(dst []Hit, pods []*Pending, ev *Event) []Hit {
+func scan(dst []Hit[benchTag], pods []*Pending[benchTag], ev *Event) []Hit[benchTag] {
 	var e prepared
 	prepare(&e, ev, nil, nil)
 	for _, p := range pods {
 		if rel, tr := evaluate(&p.rules.shape, p.rules, p.pod, &e, termMatches{}); rel|tr != 0 {
-			dst = append(dst, Hit{Pod: p.pod, Relation: rel, Transition: tr})
+			dst = append(dst, Hit[benchTag]{Pod: p.pod, Relation: rel, Transition: tr})
 		}
 	}
 	return dst
@@ -169,7 +173,7 @@ func BenchmarkAffected(b *testing.B) {
 		qo, qn := benchEvent(n / affected / 2)
 		b.Run(fmt.Sprintf("pods=%d/affected=%d", n, affected), func(b *testing.B) {
 			b.ReportAllocs()
-			hits := make([]Hit, 0, 2*affected)
+			hits := make([]Hit[benchTag], 0, 2*affected)
 			for b.Loop() {
 				hits = ix.AssignedPodUpdated(hits[:0], qo, qn)
 			}
@@ -251,7 +255,7 @@ func BenchmarkShards(b *testing.B) {
 		qo, qn := benchEvent(n / 10 / 2)
 		b.Run(fmt.Sprintf("pods=%d/shards=%d/mode=serial", n, shards), func(b *testing.B) {
 			b.ReportAllocs()
-			hits := make([]Hit, 0, 64)
+			hits := make([]Hit[benchTag], 0, 64)
 			for b.Loop() {
 				hits = ix.AssignedPodUpdated(hits[:0], qo, qn)
 			}
@@ -263,7 +267,7 @@ func BenchmarkShards(b *testing.B) {
 				w := int(worker.Add(1))
 				extra := benchPending(n+w, 10)
 				extra.UID = types.UID(fmt.Sprintf("uid-extra-%d", w))
-				hits := make([]Hit, 0, 64)
+				hits := make([]Hit[benchTag], 0, 64)
 				for i := 0; pb.Next(); i++ {
 					if i%4 == 3 {
 						_ = ix.Add(extra)
@@ -361,7 +365,7 @@ func BenchmarkUniqueRules(b *testing.B) {
 			for _, impl := range []string{"index", "index-stream"} {
 				b.Run(fmt.Sprintf("pods=%d/shape=%s/impl=%s", n, shape, impl), func(b *testing.B) {
 					b.ReportAllocs()
-					hits := make([]Hit, 0, 64)
+					hits := make([]Hit[benchTag], 0, 64)
 					i, affected := 0, 0
 					for b.Loop() {
 						ev := &events[len(events)/2]

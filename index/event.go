@@ -49,11 +49,11 @@ func (r RuleSet) String() string {
 //   - Transition: kube-scheduler v1.37.2's queueing hints, with upstream
 //     issues 141354 and 141953 fixed. A scheduler that follows them retries
 //     the pod when Transition intersects the plugins that rejected it.
-type Hit struct {
+type Hit[T any] struct {
 	Pod        *v1.Pod
 	Relation   RuleSet
 	Transition RuleSet
-	Tag        any // the indexed Pending's tag (Pending.WithTag, Index.InsertWithTag), nil if none
+	Tag        T // the indexed Pending's tag (Pending.WithTag, Index.InsertWithTag), the zero T if none
 }
 
 // EventKind names the cluster events the index answers for.

@@ -12,7 +12,7 @@ import (
 // A replica waits for a database primary in its zone. When a scheduled pod
 // is relabelled role=primary, the index names the replica at once.
 func Example() {
-	ix := index.New()
+	ix := index.New[any]()
 	replica := &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "db-replica", Namespace: "shop", UID: "uid-replica"},
 		Spec: v1.PodSpec{Affinity: &v1.Affinity{PodAffinity: &v1.PodAffinity{
@@ -52,7 +52,7 @@ func Example() {
 // A node gaining the topology key of a spread constraint affects the pods
 // that spread over it.
 func ExampleIndex_NodeUpdated() {
-	ix := index.New()
+	ix := index.New[any]()
 	web := &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: "shop", UID: "uid-web-1", Labels: map[string]string{"app": "web"}},
 		Spec: v1.PodSpec{TopologySpreadConstraints: []v1.TopologySpreadConstraint{{

@@ -21,29 +21,29 @@ import (
 // (which are equal, their sources being equal), read from a member's pod:
 // the group keeps no pod of its own, so no pod that left the index is read
 // again.
-type group struct {
+type group[T any] struct {
 	shape shape  // first.rules.shape, next to the first member
 	rep   uint32 // 1 + the position of the representative among the members, by whose source the shard finds the group (source.go); 0 if none
 	// members lists the indexed pods of the group; nil while the group's
 	// only member is first, which saves the list for a group of one pod,
 	// the most common kind in a pool of unique pods.
-	members []*Pending
+	members []*Pending[T]
 	// first is the Pending the index keeps for the pod that founded the
 	// group: its rules are the group's and its gid the group's id, for all
 	// the group's life. A group of one pod is one allocation, which is all
 	// a lookup reads of it when the postings decide its terms. first stays
 	// valid (the embedder may keep it) after the pod leaves.
-	first Pending
+	first Pending[T]
 }
 
 // id returns the group's slot in shard.groups.
-func (g *group) id() uint32 { return g.first.gid }
+func (g *group[T]) id() uint32 { return g.first.gid }
 
 // rules returns the group's rules.
-func (g *group) rules() *rules { return g.first.rules }
+func (g *group[T]) rules() *rules { return g.first.rules }
 
 // size returns the number of members; a live group has at least one.
-func (g *group) size() int {
+func (g *group[T]) size() int {
 	if g.members == nil {
 		return 1
 	}
@@ -51,7 +51,7 @@ func (g *group) size() int {
 }
 
 // member returns the member at position i.
-func (g *group) member(i int) *Pending {
+func (g *group[T]) member(i int) *Pending[T] {
 	if g.members == nil {
 		return &g.first
 	}
@@ -59,11 +59,11 @@ func (g *group) member(i int) *Pending {
 }
 
 // pod returns a member's pod: the namespace and labels of the group.
-func (g *group) pod() *v1.Pod { return g.member(0).pod }
+func (g *group[T]) pod() *v1.Pod { return g.member(0).pod }
 
 // representative returns the member by whose source the group is found,
 // nil if none.
-func (g *group) representative() *Pending {
+func (g *group[T]) representative() *Pending[T] {
 	if g.rep == 0 {
 		return nil
 	}
@@ -131,7 +131,7 @@ func better(a, b matcher.Requirement) bool {
 // what the index derives from a group: group creation, group removal and
 // Validate all go through it, and removal makes exactly the calls creation
 // made.
-func (s *shard) indexGroup(g *group, pod *v1.Pod, add bool, threshold int) {
+func (s *shard[T]) indexGroup(g *group[T], pod *v1.Pod, add bool, threshold int) {
 	id, r := g.id(), g.rules()
 	apply := func(ps *posting, x uint32) {
 		if add {
@@ -243,19 +243,19 @@ func (s *shard) indexGroup(g *group, pod *v1.Pod, add bool, threshold int) {
 // s holds (nil if none), and returns the Pending it keeps, which carries
 // tag: a new one, or the first of a group p founds. s.mu must be held for
 // writing.
-func (s *shard) insertLocked(p, old *Pending, tag any, threshold int) *Pending {
+func (s *shard[T]) insertLocked(p, old *Pending[T], tag T, threshold int) *Pending[T] {
 	if old != nil {
 		s.removeLocked(old, threshold)
 	}
 	g, founded := s.groupFor(p, threshold)
 	kept := &g.first
 	if !founded {
-		kept = &Pending{}
+		kept = &Pending[T]{}
 		if g.members == nil {
-			g.members = append(make([]*Pending, 0, 2), &g.first)
+			g.members = append(make([]*Pending[T], 0, 2), &g.first)
 		}
 	}
-	*kept = Pending{pod: p.pod, rules: g.rules(), tag: tag, gid: g.id()}
+	*kept = Pending[T]{pod: p.pod, rules: g.rules(), tag: tag, gid: g.id()}
 	if !founded {
 		kept.at = uint32(len(g.members))
 		g.members = append(g.members, kept)
@@ -271,7 +271,7 @@ func (s *shard) insertLocked(p, old *Pending, tag any, threshold int) *Pending {
 // p's rules that has no representative; else a new group.
 // Rules that failed to compile are never shared: each such pod has a group
 // of its own.
-func (s *shard) groupFor(p *Pending, threshold int) (g *group, founded bool) {
+func (s *shard[T]) groupFor(p *Pending[T], threshold int) (g *group[T], founded bool) {
 	r := p.rules
 	if !r.shareable() {
 		return s.newGroup(r, p.pod, threshold), true
@@ -296,8 +296,8 @@ func (s *shard) groupFor(p *Pending, threshold int) (g *group, founded bool) {
 
 // newGroup makes and indexes a group of rules r for pod, its founder, whose
 // Pending is to be the group's first.
-func (s *shard) newGroup(r *rules, pod *v1.Pod, threshold int) *group {
-	g := &group{shape: r.shape, first: Pending{rules: r}}
+func (s *shard[T]) newGroup(r *rules, pod *v1.Pod, threshold int) *group[T] {
+	g := &group[T]{shape: r.shape, first: Pending[T]{rules: r}}
 	if n := len(s.free); n > 0 {
 		g.first.gid = s.free[n-1]
 		s.free = s.free[:n-1]
@@ -318,7 +318,7 @@ func (s *shard) newGroup(r *rules, pod *v1.Pod, threshold int) *group {
 
 // removeLocked removes p, a Pending the shard keeps. s.mu must be held for
 // writing.
-func (s *shard) removeLocked(p *Pending, threshold int) {
+func (s *shard[T]) removeLocked(p *Pending[T], threshold int) {
 	s.pods--
 	g := s.groups[p.gid]
 	if g.size() == 1 {
@@ -353,7 +353,7 @@ func (s *shard) removeLocked(p *Pending, threshold int) {
 // from every structure of the shard. Its rules stay valid: Pendings that
 // the embedder kept still evaluate with them, and a pod of the same source
 // compiled by Index.Compile before the drop founds a new group with them.
-func (s *shard) dropGroup(g *group, pod *v1.Pod, threshold int) {
+func (s *shard[T]) dropGroup(g *group[T], pod *v1.Pod, threshold int) {
 	s.indexGroup(g, pod, false, threshold)
 	s.unlist(g)
 	if g.rules().reachesOut {

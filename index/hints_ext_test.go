@@ -13,7 +13,7 @@ import (
 func TestHintCases(t *testing.T) {
 	for _, tc := range hintcases.Cases() {
 		t.Run(tc.Name, func(t *testing.T) {
-			ix := index.New()
+			ix := index.New[any]()
 			if err := ix.Add(tc.Pending); err != nil {
 				t.Fatal(err)
 			}
@@ -34,7 +34,7 @@ func TestHintCases(t *testing.T) {
 				t.Errorf("Relation, Transition = %v, %v; want %v, %v", rel, tr, tc.Relation, tc.Transition)
 			}
 			// The exact per-pod check agrees with the index.
-			p, err := index.Compile(tc.Pending)
+			p, err := index.Compile[any](tc.Pending)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,9 +15,14 @@ import (
 // Index is the reverse index of pending pods' affinity, anti-affinity and
 // topology-spread terms. It is safe for concurrent use; see the package
 // documentation for the locking scheme.
-type Index struct {
-	shards    []*shard   // fixed at New; see placement
-	locs      []locShard // the indexed pods by UID, sharded by xxhash(UID); len(locs) == len(shards)
+//
+// T is the type of the tag an embedder keeps with each indexed pod
+// (InsertWithTag) and finds again in each of its Hits: a queue's record of
+// the pod, so that a hit needs no lookup by UID and no type assertion.
+// struct{} when none is needed; a pointer costs a Pending 8 bytes.
+type Index[T any] struct {
+	shards    []*shard[T]   // fixed at New; see placement
+	locs      []locShard[T] // the indexed pods by UID, sharded by xxhash(UID); len(locs) == len(shards)
 	threshold int
 	lookupNS  NamespaceLabels
 	scratch   sync.Pool // *[]uint64 candidate buffers, one per concurrent lookup
@@ -69,37 +74,37 @@ func WithPostingThreshold(n int) Option {
 	return func(o *options) { o.threshold = max(n, 0) }
 }
 
-// New returns an empty Index.
-func New(opts ...Option) *Index {
+// New returns an empty Index whose pods carry tags of type T.
+func New[T any](opts ...Option) *Index[T] {
 	o := defaultOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
-	ix := &Index{shards: make([]*shard, o.shards), locs: make([]locShard, o.shards), threshold: o.threshold, lookupNS: o.lookupNS}
+	ix := &Index[T]{shards: make([]*shard[T], o.shards), locs: make([]locShard[T], o.shards), threshold: o.threshold, lookupNS: o.lookupNS}
 	for i := range ix.shards {
-		ix.shards[i] = newShard()
-		ix.locs[i].m = map[types.UID]*Pending{}
+		ix.shards[i] = newShard[T]()
+		ix.locs[i].m = map[types.UID]*Pending[T]{}
 	}
 	ix.scratch.New = func() any { s := make([]uint64, 0, 64); return &s }
 	return ix
 }
 
-// locShard maps the UIDs that hash to it to the Pending the index keeps
+// locShard[T] maps the UIDs that hash to it to the Pending the index keeps
 // for them; the Pending's placement says which shard holds it.
 // It is the index's only map by UID.
-type locShard struct {
+type locShard[T any] struct {
 	mu sync.RWMutex // protects m; taken before a shard's lock, never after
-	m  map[types.UID]*Pending
+	m  map[types.UID]*Pending[T]
 }
 
 // homeShard returns the shard of the pods of namespace ns whose rules stay
 // within it. Shard 0 holds the pods whose rules reach into other namespaces
 // (a namespace list or selector) or failed to compile, so that an event
 // visits its namespace's shard and shard 0 only.
-func (ix *Index) homeShard(ns string) int { return ix.homeOf(xxhash.Sum64String(ns)) }
+func (ix *Index[T]) homeShard(ns string) int { return ix.homeOf(xxhash.Sum64String(ns)) }
 
 // homeOf is homeShard for the namespace whose xxhash is nsHash.
-func (ix *Index) homeOf(nsHash uint64) int {
+func (ix *Index[T]) homeOf(nsHash uint64) int {
 	if len(ix.shards) == 1 {
 		return 0
 	}
@@ -107,14 +112,14 @@ func (ix *Index) homeOf(nsHash uint64) int {
 }
 
 // placement returns the shard p belongs in.
-func (ix *Index) placement(p *Pending) int {
+func (ix *Index[T]) placement(p *Pending[T]) int {
 	if p.rules.reachesOut {
 		return 0
 	}
 	return ix.homeShard(p.pod.Namespace)
 }
 
-func (ix *Index) locOf(uid types.UID) *locShard {
+func (ix *Index[T]) locOf(uid types.UID) *locShard[T] {
 	return &ix.locs[xxhash.Sum64String(string(uid))%uint64(len(ix.locs))]
 }
 
@@ -125,12 +130,12 @@ func (ix *Index) locOf(uid types.UID) *locShard {
 // modified while indexed (from Add or Insert until Remove or the insert of
 // another object of its UID). The index reads it no more once it has left:
 // its owner may modify it then, whatever replicas of it remain indexed.
-func (ix *Index) Add(pod *v1.Pod) error {
-	var p Pending // not kept: insert copies it
+func (ix *Index[T]) Add(pod *v1.Pod) error {
+	var p Pending[T] // not kept: insert copies it
 	if err := ix.compile(&p, pod); err != nil {
 		return err
 	}
-	ix.insert(&p, nil)
+	ix.insert(&p, p.tag) // the zero T
 	return nil
 }
 
@@ -142,14 +147,14 @@ func (ix *Index) Add(pod *v1.Pod) error {
 // memory by keeping that one; it stays valid after the pod is removed. A p
 // from ix.Compile shares the rules of an indexed pod with the same spec
 // when there is one. p itself is not kept.
-func (ix *Index) Insert(p *Pending) *Pending { return ix.insert(p, p.tag) }
+func (ix *Index[T]) Insert(p *Pending[T]) *Pending[T] { return ix.insert(p, p.tag) }
 
 // InsertWithTag is Insert(p.WithTag(tag)) without the intermediate copy:
 // the Pending the index keeps carries tag.
-func (ix *Index) InsertWithTag(p *Pending, tag any) *Pending { return ix.insert(p, tag) }
+func (ix *Index[T]) InsertWithTag(p *Pending[T], tag T) *Pending[T] { return ix.insert(p, tag) }
 
 // insert is Insert with the kept Pending's tag given.
-func (ix *Index) insert(p *Pending, tag any) *Pending {
+func (ix *Index[T]) insert(p *Pending[T], tag T) *Pending[T] {
 	uid := p.pod.UID
 	loc := ix.locOf(uid)
 	loc.mu.Lock()
@@ -170,7 +175,7 @@ func (ix *Index) insert(p *Pending, tag any) *Pending {
 }
 
 // Remove deletes the pod with uid; it reports whether it was indexed.
-func (ix *Index) Remove(uid types.UID) bool {
+func (ix *Index[T]) Remove(uid types.UID) bool {
 	loc := ix.locOf(uid)
 	loc.mu.Lock()
 	defer loc.mu.Unlock()
@@ -184,7 +189,7 @@ func (ix *Index) Remove(uid types.UID) bool {
 }
 
 // Get returns the indexed pod with uid.
-func (ix *Index) Get(uid types.UID) (*Pending, bool) {
+func (ix *Index[T]) Get(uid types.UID) (*Pending[T], bool) {
 	loc := ix.locOf(uid)
 	loc.mu.RLock()
 	defer loc.mu.RUnlock()
@@ -193,7 +198,7 @@ func (ix *Index) Get(uid types.UID) (*Pending, bool) {
 }
 
 // Len returns the number of indexed pods.
-func (ix *Index) Len() int {
+func (ix *Index[T]) Len() int {
 	n := 0
 	for i := range ix.locs {
 		loc := &ix.locs[i]
@@ -214,7 +219,7 @@ func (ix *Index) Len() int {
 // may or may not see those that run concurrently with it. A nil ev, or an
 // event whose objects are nil where its kind needs them, affects no one
 // (nil nodes and namespaces read as having no labels).
-func (ix *Index) Lookup(dst []Hit, ev *Event) []Hit {
+func (ix *Index[T]) Lookup(dst []Hit[T], ev *Event) []Hit[T] {
 	if ev == nil {
 		return dst
 	}
@@ -240,7 +245,7 @@ func (ix *Index) Lookup(dst []Hit, ev *Event) []Hit {
 // anti-affinity reaches beyond its own namespace (the pods it blocks may be
 // anywhere); otherwise only home, the shard of the event's namespace, whose
 // pods are the only others an assigned pod can affect.
-func (ix *Index) reach(e *prepared) (home int, all bool) {
+func (ix *Index[T]) reach(e *prepared) (home int, all bool) {
 	switch e.kind {
 	case AssignedPodAdd, AssignedPodUpdate, AssignedPodDelete:
 		return ix.homeShard(e.ns), reachesOut(e.oldAnti, e.ns) || reachesOut(e.newAnti, e.ns)
@@ -263,41 +268,41 @@ func reachesOut(terms []matcher.Term, ns string) bool {
 // AssignedPodAdded appends the pods affected by the addition of an assigned
 // pod (one with spec.nodeName or status.nominatedNodeName set; others affect
 // no one).
-func (ix *Index) AssignedPodAdded(dst []Hit, pod *v1.Pod) []Hit {
+func (ix *Index[T]) AssignedPodAdded(dst []Hit[T], pod *v1.Pod) []Hit[T] {
 	return ix.Lookup(dst, &Event{Kind: AssignedPodAdd, NewPod: pod})
 }
 
 // AssignedPodUpdated appends the pods affected by an update of an assigned
 // pod.
-func (ix *Index) AssignedPodUpdated(dst []Hit, oldPod, newPod *v1.Pod) []Hit {
+func (ix *Index[T]) AssignedPodUpdated(dst []Hit[T], oldPod, newPod *v1.Pod) []Hit[T] {
 	return ix.Lookup(dst, &Event{Kind: AssignedPodUpdate, OldPod: oldPod, NewPod: newPod})
 }
 
 // AssignedPodDeleted appends the pods affected by the deletion of an
 // assigned pod.
-func (ix *Index) AssignedPodDeleted(dst []Hit, pod *v1.Pod) []Hit {
+func (ix *Index[T]) AssignedPodDeleted(dst []Hit[T], pod *v1.Pod) []Hit[T] {
 	return ix.Lookup(dst, &Event{Kind: AssignedPodDelete, OldPod: pod})
 }
 
 // NodeAdded appends the pods affected by the addition of a node.
-func (ix *Index) NodeAdded(dst []Hit, node *v1.Node) []Hit {
+func (ix *Index[T]) NodeAdded(dst []Hit[T], node *v1.Node) []Hit[T] {
 	return ix.Lookup(dst, &Event{Kind: NodeAdd, NewNode: node})
 }
 
 // NodeUpdated appends the pods affected by an update of a node.
-func (ix *Index) NodeUpdated(dst []Hit, oldNode, newNode *v1.Node) []Hit {
+func (ix *Index[T]) NodeUpdated(dst []Hit[T], oldNode, newNode *v1.Node) []Hit[T] {
 	return ix.Lookup(dst, &Event{Kind: NodeUpdate, OldNode: oldNode, NewNode: newNode})
 }
 
 // NodeDeleted appends the pods affected by the deletion of a node.
-func (ix *Index) NodeDeleted(dst []Hit, node *v1.Node) []Hit {
+func (ix *Index[T]) NodeDeleted(dst []Hit[T], node *v1.Node) []Hit[T] {
 	return ix.Lookup(dst, &Event{Kind: NodeDelete, OldNode: node})
 }
 
 // NamespaceUpdated appends the pods affected by a change of a namespace's
 // labels. The index reads namespace labels through WithNamespaceLabels; the
 // caller updates what that function returns.
-func (ix *Index) NamespaceUpdated(dst []Hit, oldNS, newNS *v1.Namespace) []Hit {
+func (ix *Index[T]) NamespaceUpdated(dst []Hit[T], oldNS, newNS *v1.Namespace) []Hit[T] {
 	return ix.Lookup(dst, &Event{Kind: NamespaceUpdate, OldNamespace: oldNS, NewNamespace: newNS})
 }
 
@@ -306,13 +311,13 @@ func (ix *Index) NamespaceUpdated(dst []Hit, oldNS, newNS *v1.Namespace) []Hit {
 // the locator keeps exactly the pods the shards hold. It locks each shard
 // and then each locator shard for reading in turn; it is meant for tests,
 // and its answer is exact only when no write runs concurrently.
-func (ix *Index) Validate() error {
+func (ix *Index[T]) Validate() error {
 	var errs []error
 	indexed := 0
 	for i, s := range ix.shards {
 		s.mu.RLock()
 		err := s.validateLocked(ix.threshold)
-		var members []*Pending
+		var members []*Pending[T]
 		for _, g := range s.groups {
 			if g != nil {
 				for i := range g.size() {

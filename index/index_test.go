@@ -20,7 +20,7 @@ func TestAddBadInput(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ix := New()
+			ix := New[any]()
 			keep := pod("keep", withAffinity(term("zone", sel(exists("a")))))
 			if err := ix.Add(keep); err != nil {
 				t.Fatal(err)
@@ -40,7 +40,7 @@ func TestAddBadInput(t *testing.T) {
 }
 
 func TestInvalidTermsAreKept(t *testing.T) {
-	ix := New()
+	ix := New[any]()
 	bad := pod("bad", withAffinity(term("zone", sel(metav1.LabelSelectorRequirement{Key: "a", Operator: "Bogus"}))))
 	if err := ix.Add(bad); err != nil {
 		t.Fatalf("Add of a pod with an invalid selector = %v, want nil (kept and always checked)", err)
@@ -62,7 +62,7 @@ func TestInvalidTermsAreKept(t *testing.T) {
 }
 
 func TestReplaceAndRemove(t *testing.T) {
-	ix := New(WithShards(3))
+	ix := New[any](WithShards(3))
 	p := pod("p", withAffinity(term("zone", sel(in("app", "db")))))
 	if err := ix.Add(p); err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func TestReplaceAndRemove(t *testing.T) {
 func TestLookupDoesNotAllocate(t *testing.T) {
 	ix := buildIndex(t, benchPool(1000, 10))
 	qo, qn := benchEvent(7)
-	hits := make([]Hit, 0, 64)
+	hits := make([]Hit[benchTag], 0, 64)
 	allocs := testing.AllocsPerRun(200, func() {
 		hits = ix.AssignedPodUpdated(hits[:0], qo, qn)
 	})
@@ -113,7 +113,7 @@ func TestLookupDoesNotAllocate(t *testing.T) {
 }
 
 func TestStats(t *testing.T) {
-	ix := New(WithShards(2), WithPostingThreshold(2))
+	ix := New[any](WithShards(2), WithPostingThreshold(2))
 	for _, p := range benchPool(40, 1) { // 40 groups of one pod
 		if err := ix.Add(p); err != nil {
 			t.Fatal(err)
@@ -130,7 +130,7 @@ func TestStats(t *testing.T) {
 	if st.Pods != 42 || st.Groups != 42 || st.Terms != 82 || st.AlwaysChecked != 1 || st.SelectorTerms != 1 || st.Shards != 2 {
 		t.Errorf("Stats = %+v, want 42 pods in 42 groups, 82 terms, 1 always checked, 1 selector term, 2 shards", st)
 	}
-	replicas := New()
+	replicas := New[any]()
 	for _, p := range benchPool(40, 10) {
 		if err := replicas.Add(p); err != nil {
 			t.Fatal(err)
@@ -148,7 +148,7 @@ func TestStats(t *testing.T) {
 }
 
 func TestNilEventsAffectNoOne(t *testing.T) {
-	ix := New()
+	ix := New[any]()
 	p := pod("p", withAnti(term("zone", sel(exists("a")))))
 	if err := ix.Add(p); err != nil {
 		t.Fatal(err)
@@ -164,7 +164,7 @@ func TestNilEventsAffectNoOne(t *testing.T) {
 			t.Errorf("Lookup(%v with nil objects) = %v, want no hits", ev.Kind, hits)
 		}
 	}
-	compiled, _ := Compile(p)
+	compiled, _ := Compile[any](p)
 	if r, x := compiled.Affected(nil, nil); r|x != 0 {
 		t.Errorf("Affected(nil) = %v, %v", r, x)
 	}
@@ -175,13 +175,13 @@ func TestNilEventsAffectNoOne(t *testing.T) {
 // after its group was dropped, and a Pending kept by one index is indexed
 // by another without touching the first's group.
 func TestGroups(t *testing.T) {
-	ix := New(WithShards(2))
+	ix := New[any](WithShards(2))
 	replica := func(name string) *v1.Pod {
 		return pod(name, withLabels(map[string]string{"app": "web"}), withAnti(term("zone", sel(in("app", "web")))))
 	}
-	var kept []*Pending
+	var kept []*Pending[any]
 	for _, name := range []string{"a", "b", "c"} {
-		p, err := Compile(replica(name))
+		p, err := Compile[any](replica(name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -242,7 +242,7 @@ func TestGroups(t *testing.T) {
 	}
 	// Another index takes a Pending of this one: it shares the immutable
 	// rules, in a group of its own.
-	other := New()
+	other := New[any]()
 	theirs := other.Insert(back)
 	if theirs.rules != back.rules {
 		t.Error("another index compiled rules it was given")
@@ -258,7 +258,7 @@ func TestGroups(t *testing.T) {
 // pod's own anti-affinity sends it to every shard only when it reaches
 // beyond the pod's namespace.
 func TestLookupReach(t *testing.T) {
-	ix := New(WithShards(4))
+	ix := New[any](WithShards(4))
 	anti := func(ns []string, nsSel *metav1.LabelSelector) podOpt {
 		return withAnti(v1.PodAffinityTerm{LabelSelector: sel(exists("app")), TopologyKey: "zone", Namespaces: ns, NamespaceSelector: nsSel})
 	}
@@ -294,7 +294,7 @@ func TestLookupReach(t *testing.T) {
 // that changes neither its labels nor its node affects no pending pod, under
 // either policy, while one that changes either does.
 func TestStatusOnlyUpdateAffectsNoOne(t *testing.T) {
-	ix := New()
+	ix := New[any]()
 	p := pod("p", withAffinity(term("zone", sel(exists("app")))), withAnti(term("host", sel(in("app", "db")))))
 	if err := ix.Add(p); err != nil {
 		t.Fatal(err)
@@ -335,7 +335,7 @@ func TestStatusOnlyUpdateAffectsNoOne(t *testing.T) {
 // that founded it once that pod has left: its owner may modify it then,
 // and the group's postings and answers still follow the members it has.
 func TestFounderLeavesAndChanges(t *testing.T) {
-	ix := New(WithShards(1))
+	ix := New[any](WithShards(1))
 	replica := func(name string) *v1.Pod {
 		return pod(name, withLabels(map[string]string{"app": "web"}), withAffinity(term("zone", sel(in("app", "db")))))
 	}

@@ -24,7 +24,7 @@ func candidateGroup(c uint64) uint32 { return uint32(c >> (2 + termBits)) }
 // lookup appends to dst the hits of e among the shard's pods, using *scratch
 // for candidates. Each candidate group is evaluated once, and all its
 // members are hits or none is.
-func (s *shard) lookup(dst []Hit, e *prepared, scratch *[]uint64) []Hit {
+func (s *shard[T]) lookup(dst []Hit[T], e *prepared, scratch *[]uint64) []Hit[T] {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.pods == 0 {
@@ -53,7 +53,7 @@ func (s *shard) lookup(dst []Hit, e *prepared, scratch *[]uint64) []Hit {
 		}
 		for i := range g.size() {
 			p := g.member(i)
-			dst = append(dst, Hit{Pod: p.pod, Relation: rel, Transition: tr, Tag: p.tag})
+			dst = append(dst, Hit[T]{Pod: p.pod, Relation: rel, Transition: tr, Tag: p.tag})
 		}
 	}
 	*scratch = c
@@ -62,7 +62,7 @@ func (s *shard) lookup(dst []Hit, e *prepared, scratch *[]uint64) []Hit {
 
 // candidates appends the candidates of every group the event may affect: a
 // superset of the hits, found through the postings without scanning.
-func (s *shard) candidates(c []uint64, e *prepared) []uint64 {
+func (s *shard[T]) candidates(c []uint64, e *prepared) []uint64 {
 	c = s.errs.appendGroups(c)
 	switch e.kind {
 	case AssignedPodAdd, AssignedPodUpdate, AssignedPodDelete:
@@ -92,7 +92,7 @@ func (s *shard) candidates(c []uint64, e *prepared) []uint64 {
 // other version's labels (nil if none): a posting that both reach is
 // probed once, reached by both (theirs too), and again says that labels
 // were probed so already.
-func (s *shard) podCandidates(c []uint64, ns uint64, labels, other map[string]string, mine, theirs uint64, again bool) []uint64 {
+func (s *shard[T]) podCandidates(c []uint64, ns uint64, labels, other map[string]string, mine, theirs uint64, again bool) []uint64 {
 	for k, v := range labels {
 		kh := strHash(k)
 		u := s.use[bucket(kh)]
@@ -128,7 +128,7 @@ func (s *shard) podCandidates(c []uint64, ns uint64, labels, other map[string]st
 // appendTerms appends the terms posting of the namespace, key and value
 // hashed ns, key and val (postHash), and its selector-scoped counterpart,
 // with namespace "", when there are such postings.
-func (s *shard) appendTerms(c []uint64, ns, key, val uint64, exists bool, ver uint64) []uint64 {
+func (s *shard[T]) appendTerms(c []uint64, ns, key, val uint64, exists bool, ver uint64) []uint64 {
 	c = s.terms.appendEntries(c, postHash(ns, key, val, exists), ver)
 	if s.wide > 0 {
 		c = s.terms.appendEntries(c, postHash(emptyHash, key, val, exists), ver)
@@ -139,7 +139,7 @@ func (s *shard) appendTerms(c []uint64, ns, key, val uint64, exists bool, ver ui
 // symmetricCandidates appends the pending pods an assigned pod's required
 // anti-affinity terms may match, through the forward postings of pending
 // pods' own labels.
-func (s *shard) symmetricCandidates(c []uint64, e *prepared, anti []matcher.Term) []uint64 {
+func (s *shard[T]) symmetricCandidates(c []uint64, e *prepared, anti []matcher.Term) []uint64 {
 	for i := range anti {
 		t := &anti[i]
 		r, ok := anchor(t.Selector)
@@ -175,7 +175,7 @@ func (s *shard) symmetricCandidates(c []uint64, e *prepared, anti []matcher.Term
 
 // nodeCandidates appends the pods with a term on a topology key the node
 // event touches, and every pod with an anti-affinity term on a node add.
-func (s *shard) nodeCandidates(c []uint64, e *prepared) []uint64 {
+func (s *shard[T]) nodeCandidates(c []uint64, e *prepared) []uint64 {
 	if e.kind == NodeAdd {
 		c = s.anti.appendGroups(c)
 	}

@@ -18,10 +18,10 @@ import (
 // be shared between goroutines (the index writes only the position fields
 // of the Pendings it keeps, under its lock); a queue can keep one for a pod in flight and
 // replay events against it with Affected.
-type Pending struct {
+type Pending[T any] struct {
 	pod   *v1.Pod
 	rules *rules
-	tag   any // the embedder's, returned in every Hit of the pod (WithTag)
+	tag   T // the embedder's, returned in every Hit of the pod (WithTag)
 
 	// gid and at are the pod's group in its shard and its position in the
 	// group's members while indexed, under the shard's lock; only the
@@ -65,7 +65,7 @@ const maxTerms = 1 << 12
 // without UID, or absurdly many terms. Terms that do not compile are not an
 // error here: the pod is kept and always checked, as kube-scheduler requeues
 // it on every event; Err reports them.
-func Compile(pod *v1.Pod) (*Pending, error) {
+func Compile[T any](pod *v1.Pod) (*Pending[T], error) {
 	if err := checkPod(pod); err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func Compile(pod *v1.Pod) (*Pending, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pending{pod: pod, rules: r}, nil
+	return &Pending[T]{pod: pod, rules: r}, nil
 }
 
 // compile compiles the rules of a checked pod whose source hash is src.
@@ -117,24 +117,24 @@ func checkPod(pod *v1.Pod) error {
 // WithTag returns a copy of p that carries tag: every Hit of the indexed
 // copy returns it in Hit.Tag, so an embedder (the queue) finds its own
 // record of a hit pod without a lookup by UID.
-func (p *Pending) WithTag(tag any) *Pending {
+func (p *Pending[T]) WithTag(tag T) *Pending[T] {
 	c := *p
 	c.tag = tag
 	return &c
 }
 
-// Tag returns the tag given by WithTag, nil if none.
-func (p *Pending) Tag() any { return p.tag }
+// Tag returns the tag given by WithTag or InsertWithTag, the zero T if none.
+func (p *Pending[T]) Tag() T { return p.tag }
 
 // Pod returns the pod the Pending was compiled from.
-func (p *Pending) Pod() *v1.Pod { return p.pod }
+func (p *Pending[T]) Pod() *v1.Pod { return p.pod }
 
 // Err returns the compile errors of the pod's required terms and spread
 // constraints, nil when all compiled. A pod with errors is still indexed: it
 // is affected by every event its failed rule set listens to. The errors are
 // compiled again on each call (they are a diagnosis, and a Pending does not
 // carry them).
-func (p *Pending) Err() error {
+func (p *Pending[T]) Err() error {
 	if p.rules.flags == 0 {
 		return nil
 	}

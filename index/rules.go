@@ -12,7 +12,7 @@ import (
 // under which ev affects p under the Relation and Transition policies. It is
 // the check every index hit passes, and what a queue replays against a pod
 // that was in flight when the event happened. lookupNS may be nil.
-func (p *Pending) Affected(ev *Event, lookupNS NamespaceLabels) (relation, transition RuleSet) {
+func (p *Pending[T]) Affected(ev *Event, lookupNS NamespaceLabels) (relation, transition RuleSet) {
 	return p.affected(ev, lookupNS, nil)
 }
 
@@ -20,14 +20,14 @@ func (p *Pending) Affected(ev *Event, lookupNS NamespaceLabels) (relation, trans
 // compiled for the assigned pods of recent events (assigned.go): what a
 // queue replays against its pods in flight. A nil lookupNS reads as ix's
 // (WithNamespaceLabels).
-func (ix *Index) Affected(p *Pending, ev *Event, lookupNS NamespaceLabels) (relation, transition RuleSet) {
+func (ix *Index[T]) Affected(p *Pending[T], ev *Event, lookupNS NamespaceLabels) (relation, transition RuleSet) {
 	if lookupNS == nil {
 		lookupNS = ix.lookupNS
 	}
 	return p.affected(ev, lookupNS, &ix.anti)
 }
 
-func (p *Pending) affected(ev *Event, lookupNS NamespaceLabels, anti *antiCache) (relation, transition RuleSet) {
+func (p *Pending[T]) affected(ev *Event, lookupNS NamespaceLabels, anti *antiCache) (relation, transition RuleSet) {
 	if ev == nil {
 		return 0, 0
 	}

@@ -52,7 +52,7 @@ func TestManyTerms(t *testing.T) {
 		terms = append(terms, term("zone", sel(exists(k))))
 		labels[k] = "v"
 	}
-	ix := New()
+	ix := New[any]()
 	if err := ix.Add(pod("p", withAffinity(terms...))); err != nil {
 		t.Fatal(err)
 	}

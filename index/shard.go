@@ -27,16 +27,16 @@ import (
 //   - terms, use, wide, labels, nsPods, errs, anti, nsSel and topo hold
 //     exactly what indexGroup derives from the live groups, and no empty
 //     posting; foreign counts the live groups that reach out.
-type shard struct {
+type shard[T any] struct {
 	mu sync.RWMutex // protects every field below and the groups it holds; taken alone, never nested in another shard's
 
-	pods    int       // indexed pods (members of the live groups)
-	groups  []*group  // live groups by id; nil for free ids
-	free    []uint32  // free group ids
-	sources hashTable // group ids + 1 by their representative's source hash (source.go)
+	pods    int         // indexed pods (members of the live groups)
+	groups  []*group[T] // live groups by id; nil for free ids
+	free    []uint32    // free group ids
+	sources hashTable   // group ids + 1 by their representative's source hash (source.go)
 	// unrepresented lists the live groups of compiled rules without a
 	// representative (another group holds their source's hash), by rules.
-	unrepresented map[*rules]*group
+	unrepresented map[*rules]*group[T]
 
 	terms  postingTable       // required terms by anchor (reverse index): term entries (group.go) by postHash
 	use    [keyBuckets]keyUse // anchor entries of terms by bucket of their key's strHash (emptyHash for the always-checked)
@@ -56,10 +56,10 @@ type shard struct {
 	foreign atomic.Int32
 }
 
-func newShard() *shard {
-	return &shard{
+func newShard[T any]() *shard[T] {
+	return &shard[T]{
 		nsPods:        nsPostings{},
-		unrepresented: map[*rules]*group{},
+		unrepresented: map[*rules]*group[T]{},
 		topo:          btree.NewG(8, topoLess),
 	}
 }
@@ -88,7 +88,7 @@ func topoLess(a, b *topoItem) bool { return a.key < b.key }
 func (it *topoItem) empty() bool { return it.aff.empty() && it.anti.empty() && it.spread.empty() }
 
 // remove locks the shard and removes p, a Pending it keeps.
-func (s *shard) remove(p *Pending, threshold int) {
+func (s *shard[T]) remove(p *Pending[T], threshold int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.removeLocked(p, threshold)

@@ -29,8 +29,8 @@ import (
 // Compile is the package function Compile, except that a pod with the same
 // source as a pod indexed in ix (see above) gets that pod's compiled rules
 // without compiling. Pass the result to Insert.
-func (ix *Index) Compile(pod *v1.Pod) (*Pending, error) {
-	var p Pending
+func (ix *Index[T]) Compile(pod *v1.Pod) (*Pending[T], error) {
+	var p Pending[T]
 	if err := ix.compile(&p, pod); err != nil {
 		return nil, err
 	}
@@ -38,7 +38,7 @@ func (ix *Index) Compile(pod *v1.Pod) (*Pending, error) {
 }
 
 // compile is Compile into p.
-func (ix *Index) compile(p *Pending, pod *v1.Pod) error {
+func (ix *Index[T]) compile(p *Pending[T], pod *v1.Pod) error {
 	if err := checkPod(pod); err != nil {
 		return err
 	}
@@ -55,20 +55,20 @@ func (ix *Index) compile(p *Pending, pod *v1.Pod) error {
 	if g != nil {
 		// g may lose its last member before the insert; its rules stay valid
 		// for pod, and the shard indexes them again (groupFor).
-		*p = Pending{pod: pod, rules: g.rules(), gid: g.id()}
+		*p = Pending[T]{pod: pod, rules: g.rules(), gid: g.id()}
 		return nil
 	}
 	r, err := compile(pod, src)
 	if err != nil {
 		return err
 	}
-	*p = Pending{pod: pod, rules: r}
+	*p = Pending[T]{pod: pod, rules: r}
 	return nil
 }
 
 // source returns the group remembered under src if its representative has
 // the same source as pod, nil otherwise.
-func (s *shard) source(pod *v1.Pod, src uint64) *group {
+func (s *shard[T]) source(pod *v1.Pod, src uint64) *group[T] {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if g := s.bySource(src); g != nil && sameSource(pod, g.representative().pod) {
@@ -79,7 +79,7 @@ func (s *shard) source(pod *v1.Pod, src uint64) *group {
 
 // bySource returns the group remembered under src, nil if none. s.mu must
 // be held.
-func (s *shard) bySource(src uint64) *group {
+func (s *shard[T]) bySource(src uint64) *group[T] {
 	if r, ok := s.sources.get(src); ok {
 		return s.groups[r-1]
 	}
@@ -90,7 +90,7 @@ func (s *shard) bySource(src uint64) *group {
 // source, unless g has one or another group holds that source's hash (a
 // hash collision): a group left without a representative is listed in
 // unrepresented, by its rules, so that the pods given them still find it.
-func (s *shard) remember(g *group, at uint32) {
+func (s *shard[T]) remember(g *group[T], at uint32) {
 	if g.rep != 0 || !g.rules().shareable() {
 		return
 	}
@@ -104,7 +104,7 @@ func (s *shard) remember(g *group, at uint32) {
 }
 
 // forget drops g's representative, which is leaving g or g the shard.
-func (s *shard) forget(g *group) {
+func (s *shard[T]) forget(g *group[T]) {
 	if g.rep == 0 {
 		return
 	}
@@ -113,7 +113,7 @@ func (s *shard) forget(g *group) {
 }
 
 // unlist takes g off unrepresented.
-func (s *shard) unlist(g *group) {
+func (s *shard[T]) unlist(g *group[T]) {
 	if len(s.unrepresented) > 0 && s.unrepresented[g.rules()] == g {
 		delete(s.unrepresented, g.rules())
 	}

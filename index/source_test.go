@@ -101,7 +101,7 @@ func TestSameSource(t *testing.T) {
 // Compile join the group of their source; and that a pod with failed
 // terms is compiled every time and never shares.
 func TestCompileReusesRules(t *testing.T) {
-	ix := New(WithShards(4))
+	ix := New[any](WithShards(4))
 	replica := func(i int) *v1.Pod {
 		return pod(fmt.Sprint("web-", i), withLabels(map[string]string{"app": "web"}), withAnti(term("host", sel(in("app", "web")))))
 	}
@@ -150,7 +150,7 @@ func TestCompileReusesRules(t *testing.T) {
 			t.Errorf("%s: rules reused %v, want %v", kept.pod.Name, p.rules == kept.rules, c.share)
 		}
 		// A pod compiled without the index joins the group of its source.
-		p, err := Compile(c.mk("three"))
+		p, err := Compile[any](c.mk("three"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +172,7 @@ func TestCompileReusesRules(t *testing.T) {
 // member before the representative then leaves, moving it: the group must
 // still be found by its source.
 func TestRepresentativeMoves(t *testing.T) {
-	ix := New(WithShards(1))
+	ix := New[any](WithShards(1))
 	mk := func(name, db string) *v1.Pod {
 		return pod(name, withLabels(map[string]string{"app": "web"}),
 			withAffinity(term("zone", &metav1.LabelSelector{MatchLabels: map[string]string{"app": db}})))
@@ -187,7 +187,7 @@ func TestRepresentativeMoves(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Three pods compiled into the founder's group, inserted later.
-	var later []*Pending
+	var later []*Pending[any]
 	for i := range 3 {
 		p, err := ix.Compile(mk(fmt.Sprint("late-", i), "db"))
 		if err != nil {
@@ -217,6 +217,6 @@ func TestRepresentativeMoves(t *testing.T) {
 }
 
 // groupOf returns the group of p, a Pending ix keeps.
-func groupOf(ix *Index, p *Pending) *group {
+func groupOf(ix *Index[any], p *Pending[any]) *group[any] {
 	return ix.shards[ix.placement(p)].groups[p.gid]
 }

@@ -22,7 +22,7 @@ type Stats struct {
 
 // Stats returns a size report. It locks each shard for reading in turn, so
 // under concurrent writes the figures are per shard consistent only.
-func (ix *Index) Stats() Stats {
+func (ix *Index[T]) Stats() Stats {
 	st := Stats{Shards: len(ix.shards)}
 	count := func(p *posting) {
 		if p.big != nil {

@@ -9,7 +9,7 @@ import (
 
 // validateLocked checks the shard's invariants by rebuilding every derived
 // structure from the live groups and comparing. s.mu must be held.
-func (s *shard) validateLocked(threshold int) error {
+func (s *shard[T]) validateLocked(threshold int) error {
 	var errs []error
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
@@ -73,7 +73,7 @@ func (s *shard) validateLocked(threshold int) error {
 		fail("sources: %w", err)
 	}
 	for src, r := range s.sources.all() {
-		var g *group
+		var g *group[T]
 		if int(r-1) < len(s.groups) {
 			g = s.groups[r-1]
 		}
@@ -83,7 +83,7 @@ func (s *shard) validateLocked(threshold int) error {
 		case g.rules().src != src || g.rep == 0 || int(g.rep) > g.size():
 			fail("source %#x names a group of source %#x whose representative is at %d of %d", src, g.rules().src, g.rep, g.size())
 		default:
-			if c, err := Compile(g.representative().pod); err != nil || !c.rules.equal(g.rules()) {
+			if c, err := Compile[T](g.representative().pod); err != nil || !c.rules.equal(g.rules()) {
 				fail("source %#x: the representative %s does not compile to its group's rules", src, g.representative().pod.UID)
 			}
 		}
@@ -111,7 +111,7 @@ func (s *shard) validateLocked(threshold int) error {
 		}
 	}
 
-	want := newShard()
+	want := newShard[T]()
 	for _, g := range s.groups {
 		if g != nil {
 			want.indexGroup(g, g.pod(), true, threshold)

@@ -167,7 +167,7 @@ func BenchmarkQueue(b *testing.B) {
 			})
 			q.Close()
 		}
-		ix := index.New()
+		ix := index.New[any]()
 		for i := range n {
 			if err := ix.Add(benchPending(i)); err != nil {
 				b.Fatal(err)
@@ -175,7 +175,7 @@ func BenchmarkQueue(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("pods=%d/impl=index/op=assignedPodUpdated", n), func(b *testing.B) {
 			b.ReportAllocs()
-			hits := make([]index.Hit, 0, 64)
+			hits := make([]index.Hit[any], 0, 64)
 			i, affected := 0, 0
 			for b.Loop() {
 				ev := &events[i%groups]

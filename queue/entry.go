@@ -26,7 +26,7 @@ import (
 //     not Unschedulable).
 type podEntry struct {
 	info    *PodInfo
-	pending *index.Pending
+	pending *index.Pending[*podEntry]
 	loc     Location
 	idx     int // position in activeQ or backoffQ, -1 outside
 	poolIdx int // position in the pool, -1 outside
@@ -43,11 +43,11 @@ type podEntry struct {
 	elem           *list.Element
 	popSeq         uint64  // the event log's sequence number at Pop
 	updated        *v1.Pod // the newest object from Update, nil if none
-	updatedPending *index.Pending
+	updatedPending *index.Pending[*podEntry]
 }
 
 // setPod makes pod (compiled as pending) the entry's pod.
-func (e *podEntry) setPod(pod *v1.Pod, pending *index.Pending) {
+func (e *podEntry) setPod(pod *v1.Pod, pending *index.Pending[*podEntry]) {
 	e.info.Pod, e.pending = pod, pending
 	e.prio = priority(e.info)
 }

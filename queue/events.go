@@ -115,8 +115,8 @@ func (q *Queue) handleWith(ev *index.Event, before func()) {
 	moved := 0
 	for i := range hits {
 		h := &hits[i]
-		e, ok := h.Tag.(*podEntry) // the index hands back the entry it was given at parking
-		if !ok || e.loc != Unschedulable || !q.opts.policy.applies(h.Relation, h.Transition, e.rejected) {
+		e := h.Tag // the entry the index was given at parking
+		if e == nil || e.loc != Unschedulable || !q.opts.policy.applies(h.Relation, h.Transition, e.rejected) {
 			continue
 		}
 		q.leavePoolDeferredLocked(e)

@@ -41,7 +41,7 @@ func (q *Queue) Rejected(uid types.UID) index.RuleSet {
 }
 
 // Pending returns the compiled terms the queue holds for the pod.
-func (q *Queue) Pending(uid types.UID) (*index.Pending, bool) {
+func (q *Queue) Pending(uid types.UID) (*index.Pending[*podEntry], bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if e, ok := q.entries[uid]; ok {

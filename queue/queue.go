@@ -51,7 +51,7 @@ var (
 type Queue struct {
 	// Set by New, then read-only.
 	opts     options
-	ix       *index.Index
+	ix       *index.Index[*podEntry]
 	nsLookup index.NamespaceLabels // opts.nsLabels, or q.knownNamespaceLabels
 	maxLog   int                   // event log bound; see logEventLocked
 	done     chan struct{}         // closed by Close; ends Run
@@ -74,7 +74,7 @@ type Queue struct {
 	overflow   uint64                       // pods popped before this seq requeue on failure
 	arrivals   uint64                       // activeQ arrival counter (podEntry.seq)
 	namespaces map[string]map[string]string // labels from NamespaceUpdated; nil with WithNamespaceLabels
-	hits       []index.Hit                  // lookup buffer
+	hits       []index.Hit[*podEntry]       // lookup buffer
 	wake       chan struct{}                // closed when activeQ gains a pod or the queue closes; nil without waiters
 	closed     bool
 	stats      counters
@@ -117,7 +117,7 @@ func New(opts ...Option) *Queue {
 		q.namespaces = map[string]map[string]string{}
 		q.nsLookup = q.knownNamespaceLabels
 	}
-	q.ix = index.New(index.WithNamespaceLabels(q.nsLookup))
+	q.ix = index.New[*podEntry](index.WithNamespaceLabels(q.nsLookup))
 	q.active.less = func(a, b *podEntry) bool {
 		if c := q.activeOrder(a, b); c != 0 {
 			return c < 0
@@ -169,7 +169,7 @@ func podRef(p *v1.Pod) string {
 // compile checks pod and compiles it for the index, sharing the compiled
 // rules of a parked pod with the same spec (index.Index.Compile); op names
 // the caller in errors. It needs no lock.
-func (q *Queue) compile(op string, pod *v1.Pod) (*index.Pending, error) {
+func (q *Queue) compile(op string, pod *v1.Pod) (*index.Pending[*podEntry], error) {
 	if pod == nil {
 		return nil, fmt.Errorf("%w: %s: nil pod", ErrInvalidPod, op)
 	}

@@ -30,7 +30,7 @@
 // latter for a pod that was not placed). Updates that carry the same
 // resource version (informer resyncs) are dropped.
 //
-// *queue.Queue is a Sink. IndexSink adapts an *index.Index: it keeps the
+// *queue.Queue is a Sink. IndexSink adapts an *index.Index[T]: it keeps the
 // index's pending pods current and hands each event's hits to a callback.
 //
 // The feed is not a scheduler: it does not decide which pending pods are in

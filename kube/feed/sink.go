@@ -12,7 +12,7 @@ import (
 )
 
 // Sink receives what the informers deliver. *queue.Queue implements it;
-// IndexSink adapts an *index.Index. Its methods are called from several
+// IndexSink adapts an *index.Index[T]. Its methods are called from several
 // goroutines at once.
 type Sink interface {
 	// Add, Update and Delete concern pending pods of the served schedulers.
@@ -36,12 +36,12 @@ type Sink interface {
 // IndexSink is a Sink that keeps an index.Index's pending pods current and
 // hands the hits of every event to a callback. It is safe for concurrent
 // use; callbacks are serialised.
-type IndexSink struct {
-	ix     *index.Index
-	onHits func(ev *index.Event, hits []index.Hit)
+type IndexSink[T any] struct {
+	ix     *index.Index[T]
+	onHits func(ev *index.Event, hits []index.Hit[T])
 
-	mu  sync.Mutex  // serialises callbacks; protects buf
-	buf []index.Hit // lookup buffer, reused
+	mu  sync.Mutex     // serialises callbacks; protects buf
+	buf []index.Hit[T] // lookup buffer, reused
 }
 
 // NewIndexSink returns a Sink that adds the served pending pods to ix and
@@ -51,16 +51,16 @@ type IndexSink struct {
 // matter. The hits slice is reused after onHits returns. The namespace
 // labels the index needs come from the function given to
 // index.WithNamespaceLabels (see NamespaceLabels), not from this sink.
-func NewIndexSink(ix *index.Index, onHits func(ev *index.Event, hits []index.Hit)) *IndexSink {
+func NewIndexSink[T any](ix *index.Index[T], onHits func(ev *index.Event, hits []index.Hit[T])) *IndexSink[T] {
 	if ix == nil {
 		panic("feed: NewIndexSink with a nil index")
 	}
-	return &IndexSink{ix: ix, onHits: onHits}
+	return &IndexSink[T]{ix: ix, onHits: onHits}
 }
 
 // Add indexes pod; it fails for a nil pod, a pod without UID or absurd
 // input (see index.Compile).
-func (s *IndexSink) Add(pod *v1.Pod) error {
+func (s *IndexSink[T]) Add(pod *v1.Pod) error {
 	if err := s.ix.Add(pod); err != nil {
 		return fmt.Errorf("feed: %w", err)
 	}
@@ -68,7 +68,7 @@ func (s *IndexSink) Add(pod *v1.Pod) error {
 }
 
 // Update replaces oldPod's entry with newPod's.
-func (s *IndexSink) Update(oldPod, newPod *v1.Pod) error {
+func (s *IndexSink[T]) Update(oldPod, newPod *v1.Pod) error {
 	if newPod == nil {
 		return errors.New("feed: update to a nil pod")
 	}
@@ -79,51 +79,51 @@ func (s *IndexSink) Update(oldPod, newPod *v1.Pod) error {
 }
 
 // Delete removes pod's entry; a nil or unknown pod is ignored.
-func (s *IndexSink) Delete(pod *v1.Pod) {
+func (s *IndexSink[T]) Delete(pod *v1.Pod) {
 	if pod != nil {
 		s.ix.Remove(pod.UID)
 	}
 }
 
 // AssignedPodAdded looks the event up.
-func (s *IndexSink) AssignedPodAdded(pod *v1.Pod) {
+func (s *IndexSink[T]) AssignedPodAdded(pod *v1.Pod) {
 	s.lookup(&index.Event{Kind: index.AssignedPodAdd, NewPod: pod})
 }
 
 // AssignedPodUpdated looks the event up.
-func (s *IndexSink) AssignedPodUpdated(oldPod, newPod *v1.Pod) {
+func (s *IndexSink[T]) AssignedPodUpdated(oldPod, newPod *v1.Pod) {
 	s.lookup(&index.Event{Kind: index.AssignedPodUpdate, OldPod: oldPod, NewPod: newPod})
 }
 
 // AssignedPodDeleted looks the event up.
-func (s *IndexSink) AssignedPodDeleted(pod *v1.Pod) {
+func (s *IndexSink[T]) AssignedPodDeleted(pod *v1.Pod) {
 	s.lookup(&index.Event{Kind: index.AssignedPodDelete, OldPod: pod})
 }
 
 // NodeAdded looks the event up.
-func (s *IndexSink) NodeAdded(node *v1.Node) {
+func (s *IndexSink[T]) NodeAdded(node *v1.Node) {
 	s.lookup(&index.Event{Kind: index.NodeAdd, NewNode: node})
 }
 
 // NodeUpdated looks the event up.
-func (s *IndexSink) NodeUpdated(oldNode, newNode *v1.Node) {
+func (s *IndexSink[T]) NodeUpdated(oldNode, newNode *v1.Node) {
 	s.lookup(&index.Event{Kind: index.NodeUpdate, OldNode: oldNode, NewNode: newNode})
 }
 
 // NodeDeleted looks the event up.
-func (s *IndexSink) NodeDeleted(node *v1.Node) {
+func (s *IndexSink[T]) NodeDeleted(node *v1.Node) {
 	s.lookup(&index.Event{Kind: index.NodeDelete, OldNode: node})
 }
 
 // NamespaceUpdated looks the event up.
-func (s *IndexSink) NamespaceUpdated(oldNS, newNS *v1.Namespace) {
+func (s *IndexSink[T]) NamespaceUpdated(oldNS, newNS *v1.Namespace) {
 	s.lookup(&index.Event{Kind: index.NamespaceUpdate, OldNamespace: oldNS, NewNamespace: newNS})
 }
 
 // maxKeptHits bounds the lookup buffer kept between events.
 const maxKeptHits = 1 << 12
 
-func (s *IndexSink) lookup(ev *index.Event) {
+func (s *IndexSink[T]) lookup(ev *index.Event) {
 	if s.onHits == nil {
 		return
 	}
@@ -140,5 +140,5 @@ func (s *IndexSink) lookup(ev *index.Event) {
 
 var (
 	_ Sink = (*queue.Queue)(nil)
-	_ Sink = (*IndexSink)(nil)
+	_ Sink = (*IndexSink[struct{}])(nil)
 )

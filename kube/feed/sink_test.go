@@ -27,13 +27,13 @@ func TestIndexSink(t *testing.T) {
 	far := selectingNamespaces(affinityTo(pod("ns1", "far", "", nil), "db"))
 	c := newCluster(namespace("ns1", nil), namespace("ns2", map[string]string{"team": "a"}), web, far)
 	factory := informers.NewSharedInformerFactory(c, 0)
-	ix := index.New(index.WithNamespaceLabels(feed.NamespaceLabels(factory.Core().V1().Namespaces().Lister())))
+	ix := index.New[any](index.WithNamespaceLabels(feed.NamespaceLabels(factory.Core().V1().Namespaces().Lister())))
 	type event struct {
 		kind index.EventKind
 		hits []string
 	}
 	events := make(chan event, 16)
-	sink := feed.NewIndexSink(ix, func(ev *index.Event, hits []index.Hit) {
+	sink := feed.NewIndexSink(ix, func(ev *index.Event, hits []index.Hit[any]) {
 		var names []string
 		for _, h := range hits {
 			names = append(names, h.Pod.Name)
@@ -88,7 +88,7 @@ func TestIndexSink(t *testing.T) {
 }
 
 func TestIndexSinkBadInput(t *testing.T) {
-	ix := index.New()
+	ix := index.New[any]()
 	s := feed.NewIndexSink(ix, nil)
 	if err := s.Add(nil); err == nil {
 		t.Error("Add(nil) = nil error, want one")

@@ -37,7 +37,7 @@ type plugin struct {
 	handle    fwk.Handle
 	canNarrow bool
 
-	hits sync.Pool // *[]index.Hit lookup buffers
+	hits sync.Pool // *[]index.Hit[*v1.Pod] lookup buffers
 }
 
 var (
@@ -153,9 +153,9 @@ func (pl *plugin) preQueueingHint(ev fwk.ClusterEvent, kind index.EventKind) fwk
 			// The in-tree hint fails, which counts as Queue, for every pod.
 			return fwk.PreQueueingHintResult{AllPods: true}, nil
 		}
-		buf, _ := pl.hits.Get().(*[]index.Hit)
+		buf, _ := pl.hits.Get().(*[]index.Hit[*v1.Pod])
 		if buf == nil {
-			buf = new([]index.Hit)
+			buf = new([]index.Hit[*v1.Pod])
 		}
 		names, hits := pl.tracker.candidates(iev, pl.rules, *buf)
 		if cap(hits) <= maxKeptHits {

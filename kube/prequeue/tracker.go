@@ -31,7 +31,7 @@ import (
 // queue was last seen holding the indexed labels.
 type tracker struct {
 	// Set by newTracker, then read-only.
-	ix                   *index.Index
+	ix                   *index.Index[*v1.Pod]
 	lister               corelisters.PodLister
 	reg                  cache.ResourceEventHandlerRegistration // the pod handler's registration
 	spreadMatchLabelKeys bool
@@ -71,7 +71,7 @@ func newTracker(factory informers.SharedInformerFactory, spreadMatchLabelKeys bo
 	podInformer := factory.Core().V1().Pods()
 	namespaces := factory.Core().V1().Namespaces().Lister()
 	t := &tracker{
-		ix:                   index.New(index.WithNamespaceLabels(feed.NamespaceLabels(namespaces))),
+		ix:                   index.New[*v1.Pod](index.WithNamespaceLabels(feed.NamespaceLabels(namespaces))),
 		lister:               podInformer.Lister(),
 		spreadMatchLabelKeys: spreadMatchLabelKeys,
 		logger:               logger,
@@ -188,7 +188,7 @@ func (t *tracker) applyLocked(pod *v1.Pod) {
 			t.relabelled[uid] = nameOf(pod)
 		}
 	}
-	p, err := index.Compile(schedulerView(pod, t.spreadMatchLabelKeys))
+	p, err := index.Compile[*v1.Pod](schedulerView(pod, t.spreadMatchLabelKeys))
 	if err != nil {
 		// Absurd input (see index.Compile): always returned instead.
 		t.logger.Error(err, "Pending pod not indexed; every pre-hint returns it", "pod", klog.KObj(pod))
@@ -260,7 +260,7 @@ func (t *tracker) confirm(pod *v1.Pod) {
 // candidates returns the pending pods an event may affect under rules:
 // the index's hits whose Relation intersects rules, and every foreign, dirty
 // or relabelled pod. Names may repeat.
-func (t *tracker) candidates(ev *index.Event, rules index.RuleSet, buf []index.Hit) ([]types.NamespacedName, []index.Hit) {
+func (t *tracker) candidates(ev *index.Event, rules index.RuleSet, buf []index.Hit[*v1.Pod]) ([]types.NamespacedName, []index.Hit[*v1.Pod]) {
 	buf = t.ix.Lookup(buf[:0], ev)
 	t.mu.Lock()
 	n := len(t.foreign) + len(t.relabelled)

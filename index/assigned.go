@@ -54,17 +54,16 @@ func (c *antiCache) compile(pod *v1.Pod) []matcher.Term {
 	withLabels := slices.ContainsFunc(anti, func(t v1.PodAffinityTerm) bool {
 		return len(t.MatchLabelKeys)+len(t.MismatchLabelKeys) > 0
 	})
-	h := hasher(strHash(pod.Namespace))
-	h.terms(anti)
+	h := hashTerms(strHash(pod.Namespace), anti)
 	if withLabels {
-		h.mix(mapHash(pod.Labels))
+		h = mix(h, mapHash(pod.Labels))
 	}
-	slot := &c.slots[uint64(h)%antiSlots]
-	if e := slot.Load(); e != nil && e.hash == uint64(h) && e.ns == pod.Namespace &&
+	slot := &c.slots[h%antiSlots]
+	if e := slot.Load(); e != nil && e.hash == h && e.ns == pod.Namespace &&
 		(!withLabels || maps.Equal(e.labels, pod.Labels)) && slices.EqualFunc(e.anti, anti, sameTerm) {
 		return e.terms
 	}
-	e := &antiEntry{hash: uint64(h), ns: pod.Namespace, terms: matcher.CompileRequiredAntiAffinity(pod)}
+	e := &antiEntry{hash: h, ns: pod.Namespace, terms: matcher.CompileRequiredAntiAffinity(pod)}
 	if withLabels {
 		e.labels = maps.Clone(pod.Labels)
 	}

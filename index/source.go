@@ -126,63 +126,61 @@ func (s *shard[T]) unlist(g *group[T]) {
 // ReplicaSet's pods carry its pod-template-hash). Pods that differ only
 // there share a hash; the exact comparison tells them apart.
 func sourceHash(pod *v1.Pod, nsHash uint64) uint64 {
-	h := hasher(mix(nsHash, mapHash(pod.Labels)))
+	h := mix(nsHash, mapHash(pod.Labels))
 	aff, anti := requiredTerms(pod)
-	h.terms(aff)
-	h.terms(anti)
+	h = hashTerms(h, aff)
+	h = hashTerms(h, anti)
 	spread := pod.Spec.TopologySpreadConstraints
-	h.mix(uint64(len(spread)))
+	h = mix(h, uint64(len(spread)))
 	for i := range spread {
 		c := &spread[i]
-		h.str(string(c.WhenUnsatisfiable))
-		h.str(c.TopologyKey)
-		h.selector(c.LabelSelector)
-		h.strs(c.MatchLabelKeys)
+		h = mix(h, xxhash.Sum64String(string(c.WhenUnsatisfiable)))
+		h = mix(h, xxhash.Sum64String(c.TopologyKey))
+		h = hashSelector(h, c.LabelSelector)
+		h = hashStrings(h, c.MatchLabelKeys)
 	}
-	return uint64(h)
+	return h
 }
 
-// hasher accumulates the hash of a pod's fields (sourceHash, antiHash).
-type hasher uint64
-
-func (h *hasher) mix(x uint64) { *h = hasher(mix(uint64(*h), x)) }
-func (h *hasher) str(s string) { h.mix(xxhash.Sum64String(s)) }
-
-func (h *hasher) strs(ss []string) {
-	h.mix(uint64(len(ss)))
-	for _, s := range ss {
-		h.str(s)
-	}
-}
-
-// selector hashes a selector, leaving out the contents of its matchLabels
-// (see sourceHash).
-func (h *hasher) selector(ls *metav1.LabelSelector) {
-	if ls == nil {
-		h.mix(1)
-		return
-	}
-	h.mix(uint64(len(ls.MatchLabels)))
-	h.mix(uint64(len(ls.MatchExpressions)))
-	for i := range ls.MatchExpressions {
-		e := &ls.MatchExpressions[i]
-		h.str(e.Key)
-		h.str(string(e.Operator))
-		h.strs(e.Values)
-	}
-}
-
-func (h *hasher) terms(ts []v1.PodAffinityTerm) {
-	h.mix(uint64(len(ts)))
+// hashTerms, hashSelector and hashStrings mix into h the hash of affinity
+// terms, of a selector (leaving out the contents of its matchLabels, see
+// sourceHash) and of a list of strings: the parts of sourceHash that the
+// hash of an assigned pod's anti-affinity (assigned.go) shares.
+func hashTerms(h uint64, ts []v1.PodAffinityTerm) uint64 {
+	h = mix(h, uint64(len(ts)))
 	for i := range ts {
 		t := &ts[i]
-		h.str(t.TopologyKey)
-		h.selector(t.LabelSelector)
-		h.strs(t.Namespaces)
-		h.selector(t.NamespaceSelector)
-		h.strs(t.MatchLabelKeys)
-		h.strs(t.MismatchLabelKeys)
+		h = mix(h, xxhash.Sum64String(t.TopologyKey))
+		h = hashSelector(h, t.LabelSelector)
+		h = hashStrings(h, t.Namespaces)
+		h = hashSelector(h, t.NamespaceSelector)
+		h = hashStrings(h, t.MatchLabelKeys)
+		h = hashStrings(h, t.MismatchLabelKeys)
 	}
+	return h
+}
+
+func hashSelector(h uint64, ls *metav1.LabelSelector) uint64 {
+	if ls == nil {
+		return mix(h, 1)
+	}
+	h = mix(h, uint64(len(ls.MatchLabels)))
+	h = mix(h, uint64(len(ls.MatchExpressions)))
+	for i := range ls.MatchExpressions {
+		e := &ls.MatchExpressions[i]
+		h = mix(h, xxhash.Sum64String(e.Key))
+		h = mix(h, xxhash.Sum64String(string(e.Operator)))
+		h = hashStrings(h, e.Values)
+	}
+	return h
+}
+
+func hashStrings(h uint64, ss []string) uint64 {
+	h = mix(h, uint64(len(ss)))
+	for _, s := range ss {
+		h = mix(h, xxhash.Sum64String(s))
+	}
+	return h
 }
 
 // mapHash hashes a label map, order-free, as map iteration order is random.

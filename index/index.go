@@ -44,9 +44,10 @@ var defaultOptions = options{
 	threshold: DefaultPostingThreshold,
 }
 
-// DefaultShards is the default shard count. Every lookup visits every shard,
-// so more shards cost lookup latency and buy write concurrency;
-// BenchmarkShards measures the trade.
+// DefaultShards is the default shard count. Node and namespace events visit
+// every shard, an assigned-pod event its namespace's and shard 0 (see
+// Lookup), so more shards cost node-event latency and buy write
+// concurrency; BenchmarkShards measures the trade.
 const DefaultShards = 16
 
 // MaxShards bounds WithShards.

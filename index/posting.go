@@ -167,27 +167,28 @@ func (p *posting) validate(threshold int) error {
 	return nil
 }
 
-// postingTable maps posting keys (postHash) to postings, in a hashTable
-// whose ref is the posting. A posting of one group, the most common kind in
-// a real pool (a unique label value, the selector of one workload), is its
-// ref and allocates nothing; a posting of its own is made when a second
-// group joins and dropped when one group is left.
+// postingTable maps posting keys (postHash) to postings of elements, group
+// ids or term entries (group.go), in a hashTable whose ref is the posting. A
+// posting of one element, the most common kind in a real pool (a unique
+// label value, the selector of one workload), is its ref and allocates
+// nothing; a posting of its own is made when a second element joins and
+// dropped when one is left.
 //
 // Invariants: a key is present iff its posting is not empty; a ref names a
-// posting of many (refMany and above) iff that posting holds two groups or
-// more, and every such posting is named by exactly one ref.
+// posting of many (refMany and above) iff that posting holds two elements
+// or more, and every such posting is named by exactly one ref.
 type postingTable struct {
 	hashTable
-	many []*posting // postings of two groups or more, by ref - refMany; nil at free indices
+	many []*posting // postings of two elements or more, by ref - refMany; nil at free indices
 	free []uint32   // free indices of many
 }
 
-// A ref of a postingTable is group id + 1 for a posting of that one group,
-// refMany + i for the posting many[i]. Group ids are below refMany - 1: a
-// shard would need 2^31 live groups, hundreds of gigabytes, to reach it.
+// A ref of a postingTable is element + 1 for a posting of that one element,
+// refMany + i for the posting many[i]. Elements are below refMany - 1
+// (maxGroups, group.go, bounds the term entries).
 const refMany = 1 << 31
 
-// add inserts group x into k's posting.
+// add inserts element x into k's posting.
 func (t *postingTable) add(k uint64, x uint32, threshold int) {
 	i, ok := t.claim(k)
 	r := t.ref(i)
@@ -204,7 +205,7 @@ func (t *postingTable) add(k uint64, x uint32, threshold int) {
 	}
 }
 
-// remove deletes group x from k's posting.
+// remove deletes element x from k's posting.
 func (t *postingTable) remove(k uint64, x uint32, threshold int) {
 	i, ok := t.find(k)
 	if !ok {
@@ -226,7 +227,7 @@ func (t *postingTable) remove(k uint64, x uint32, threshold int) {
 	}
 }
 
-// edit adds group x to k's posting, or removes it when add is false.
+// edit adds element x to k's posting, or removes it when add is false.
 func (t *postingTable) edit(k uint64, x uint32, add bool, threshold int) {
 	if add {
 		t.add(k, x, threshold)

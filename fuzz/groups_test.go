@@ -35,21 +35,22 @@ func specKey(p *v1.Pod) string {
 
 func newMember(p *v1.Pod) member { return member{pod: p, key: specKey(p)} }
 
-// groupsOf returns the members grouped by spec key: each group in the
-// members' order (its founder first), the groups in their founders' order.
-func groupsOf(ms []member) [][]*v1.Pod {
+// groupsOf returns the members grouped by spec key, the groups whose size
+// ok accepts: each group in the members' order (its founder first), the
+// groups in their founders' order.
+func groupsOf(ms []member, ok func(n int) bool) [][]*v1.Pod {
 	var groups [][]*v1.Pod
 	at := map[string]int{}
 	for _, m := range ms {
-		i, ok := at[m.key]
-		if !ok {
+		i, seen := at[m.key]
+		if !seen {
 			i = len(groups)
 			at[m.key] = i
 			groups = append(groups, nil)
 		}
 		groups[i] = append(groups[i], m.pod)
 	}
-	return groups
+	return slices.DeleteFunc(groups, func(g []*v1.Pod) bool { return !ok(len(g)) })
 }
 
 // replicaOf returns a replica of p: a deep copy with the given UID, used as

@@ -281,13 +281,7 @@ func (w *world) step(g *gen) {
 // groups returns the groups of the indexed pods (groupsOf) whose size ok
 // accepts.
 func (w *world) groups(ok func(n int) bool) [][]*v1.Pod {
-	var out [][]*v1.Pod
-	for _, grp := range groupsOf(w.live) {
-		if ok(len(grp)) {
-			out = append(out, grp)
-		}
-	}
-	return out
+	return groupsOf(w.live, ok)
 }
 
 func (w *world) newUID() types.UID {

@@ -476,13 +476,7 @@ func (w *queueWorld) parkedGroups(ok func(n int) bool) [][]*v1.Pod {
 		}
 		ms[i] = member{pod: p.pod, key: key}
 	}
-	var out [][]*v1.Pod
-	for _, grp := range groupsOf(ms) {
-		if ok(len(grp)) {
-			out = append(out, grp)
-		}
-	}
-	return out
+	return groupsOf(ms, ok)
 }
 
 func (w *queueWorld) newUID() types.UID {

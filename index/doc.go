@@ -73,10 +73,13 @@
 // reaches other namespaces. An update that changes neither the pod's
 // labels nor its node affects no one and visits none. In each shard, it
 // costs one table probe per label of the assigned pod (two for an update,
-// only for the labels that changed), one probe per posting reached, one
-// evaluation per candidate group (a few bit operations when the postings
-// decide its terms, a selector match per other term) and one append per
-// affected pod. With a reused dst it does not allocate, unless the
+// only for the labels that changed), one probe per posting reached, a sort
+// of the candidates, one evaluation per candidate group (a few bit
+// operations when the postings decide its terms, a selector match per
+// other term; groups whose rules have one shape and whose terms the
+// postings decide alike share one evaluation when it reads nothing of
+// their pods) and one append per affected pod. The candidate groups are
+// gathered before they are evaluated, so that their cache misses overlap. With a reused dst it does not allocate, unless the
 // assigned pod has required anti-affinity terms of a spec the index has
 // not compiled lately (assigned.go). Node
 // events visit every shard and walk its topology keys; namespace events

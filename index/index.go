@@ -25,7 +25,7 @@ type Index[T any] struct {
 	locs      []locShard[T] // the indexed pods by UID, sharded by xxhash(UID); len(locs) == len(shards)
 	threshold int
 	lookupNS  NamespaceLabels
-	scratch   sync.Pool // *[]uint64 candidate buffers, one per concurrent lookup
+	scratch   sync.Pool // *scratch[T], one per concurrent lookup (lookup.go)
 	anti      antiCache // compiled anti-affinity of recent assigned pods (assigned.go)
 }
 
@@ -86,7 +86,7 @@ func New[T any](opts ...Option) *Index[T] {
 		ix.shards[i] = newShard[T]()
 		ix.locs[i].m = map[types.UID]*Pending[T]{}
 	}
-	ix.scratch.New = func() any { s := make([]uint64, 0, 64); return &s }
+	ix.scratch.New = func() any { return &scratch[T]{cands: make([]uint64, 0, 64)} }
 	return ix
 }
 
@@ -229,14 +229,14 @@ func (ix *Index[T]) Lookup(dst []Hit[T], ev *Event) []Hit[T] {
 	if e.none {
 		return dst
 	}
-	scratch := ix.scratch.Get().(*[]uint64)
+	sc := ix.scratch.Get().(*scratch[T])
 	home, all := ix.reach(&e)
 	for i, s := range ix.shards {
 		if all || i == home || s.foreign.Load() > 0 {
-			dst = s.lookup(dst, &e, scratch)
+			dst = s.lookup(dst, &e, sc)
 		}
 	}
-	ix.scratch.Put(scratch)
+	ix.scratch.Put(sc)
 	return dst
 }
 

@@ -372,3 +372,48 @@ func TestFounderLeavesAndChanges(t *testing.T) {
 		t.Errorf("an empty index keeps %d term and %d label postings", st.TermPostings, st.LabelPostings)
 	}
 }
+
+// TestVerdictsReadThePod checks that a lookup shares a verdict between
+// groups of one shape and term matches only when the verdict read nothing
+// of their pods: groups alike in shape whose pods' labels differ get their
+// own verdicts on the delete of a pod that matched every affinity term (the
+// self-affinity clause) and under the assigned pod's anti-affinity
+// (symmetry).
+func TestVerdictsReadThePod(t *testing.T) {
+	ix := New[any](WithShards(1))
+	// One required term on app=web each, decided by its posting: one shape.
+	self := pod("self", withLabels(map[string]string{"app": "web", "x": "1", "y": "2"}), withAffinity(term("zone", sel(in("app", "web")))))
+	other := pod("other", withLabels(map[string]string{"app": "db", "x": "1", "y": "1"}), withAffinity(term("zone", sel(in("app", "web")))))
+	for _, p := range []*v1.Pod{self, other} {
+		if err := ix.Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	web := pod("q", onNode("n"), withLabels(map[string]string{"app": "web"}))
+	// An anti-affinity term anchored at x, which both pods carry, that
+	// only other matches: neither pod's own term matches the blocker.
+	blocker := pod("b", onNode("n"), withAnti(term("host", sel(exists("x"), metav1.LabelSelectorRequirement{Key: "y", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"2"}}))))
+	tests := []struct {
+		name string
+		ev   Event
+		want map[string][2]RuleSet // pod name: relation, transition
+	}{
+		{"delete of a pod that matched every term", Event{Kind: AssignedPodDelete, OldPod: web},
+			map[string][2]RuleSet{"self": {InterPodAffinity, InterPodAffinity}, "other": {InterPodAffinity, 0}}},
+		{"add of a pod whose anti-affinity matches one", Event{Kind: AssignedPodAdd, NewPod: blocker},
+			map[string][2]RuleSet{"self": {0, 0}, "other": {InterPodAffinity, 0}}},
+		{"delete of a pod whose anti-affinity matches one", Event{Kind: AssignedPodDelete, OldPod: blocker},
+			map[string][2]RuleSet{"self": {0, 0}, "other": {InterPodAffinity, InterPodAffinity}}},
+	}
+	for _, tc := range tests {
+		got := map[string][2]RuleSet{}
+		for _, h := range ix.Lookup(nil, &tc.ev) {
+			got[h.Pod.Name] = [2]RuleSet{h.Relation, h.Transition}
+		}
+		for name, want := range tc.want {
+			if got[name] != want {
+				t.Errorf("%s: %s relation, transition = %v, want %v", tc.name, name, got[name], want)
+			}
+		}
+	}
+}

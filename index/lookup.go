@@ -21,17 +21,34 @@ func candidate(entry uint32, ver uint64) uint64 { return uint64(entry)<<2 | ver 
 
 func candidateGroup(c uint64) uint32 { return uint32(c >> (2 + termBits)) }
 
-// lookup appends to dst the hits of e among the shard's pods, using *scratch
-// for candidates. Each candidate group is evaluated once, and all its
-// members are hits or none is.
-func (s *shard[T]) lookup(dst []Hit[T], e *prepared, scratch *[]uint64) []Hit[T] {
+// scratch is one lookup's working memory, pooled by the index: the
+// candidates, and the candidate groups with what their candidates say.
+type scratch[T any] struct {
+	cands  []uint64
+	groups []gathered[T]
+}
+
+// gathered is a candidate group and what its candidates say of its terms.
+type gathered[T any] struct {
+	g *group[T]
+	m termMatches
+}
+
+// lookup appends to dst the hits of e among the shard's pods, using sc.
+// Each candidate group is evaluated once, and all its members are hits or
+// none is. The groups are gathered first and evaluated after: gathering is
+// a short loop of independent loads, so the cache misses of many groups
+// overlap, where evaluating each as it is found would wait for them one by
+// one.
+func (s *shard[T]) lookup(dst []Hit[T], e *prepared, sc *scratch[T]) []Hit[T] {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.pods == 0 {
 		return dst
 	}
-	c := s.candidates((*scratch)[:0], e)
+	c := s.candidates(sc.cands[:0], e)
 	slices.Sort(c)
+	gs := sc.groups[:0]
 	for i := 0; i < len(c); {
 		id := candidateGroup(c[i])
 		var m termMatches
@@ -47,7 +64,19 @@ func (s *shard[T]) lookup(dst []Hit[T], e *prepared, scratch *[]uint64) []Hit[T]
 		}
 		g := s.groups[id]
 		m.decided = g.shape.decided
-		rel, tr := evaluate(&g.shape, g.first.rules, g.pod(), e, m)
+		gs = append(gs, gathered[T]{g, m})
+	}
+	var memo verdicts
+	for _, cg := range gs {
+		g := cg.g
+		rel, tr, ok := memo.get(&g.shape, cg.m)
+		if !ok {
+			var pure bool
+			rel, tr, pure = evaluate(&g.shape, g.first.rules, g.pod(), e, cg.m)
+			if pure {
+				memo.put(&g.shape, cg.m, rel, tr)
+			}
+		}
 		if rel|tr == 0 {
 			continue
 		}
@@ -56,8 +85,40 @@ func (s *shard[T]) lookup(dst []Hit[T], e *prepared, scratch *[]uint64) []Hit[T]
 			dst = append(dst, Hit[T]{Pod: p.pod, Relation: rel, Transition: tr, Tag: p.tag})
 		}
 	}
-	*scratch = c
+	clear(gs) // no pointer into the shard outlives the lock
+	sc.cands, sc.groups = c, gs
 	return dst
+}
+
+// verdicts holds, for one lookup, the results of evaluate that depend on
+// nothing but a group's shape and term matches (pure): the groups of
+// unrelated pods whose rules have one shape (one required term on one
+// label, the most common rule there is) share one, so a lookup evaluates
+// each combination once. It is a small direct-mapped table; a collision
+// costs an evaluation, never a wrong result, as a slot holds its key.
+type verdicts [8]verdict
+
+type verdict struct {
+	sh       shape
+	m        termMatches
+	rel, tr  RuleSet
+	occupied bool
+}
+
+func verdictSlot(sh *shape, m termMatches) int {
+	return int(sh.n^sh.nAff<<1^m.old<<2^m.new<<4) & (len(verdicts{}) - 1)
+}
+
+func (v *verdicts) get(sh *shape, m termMatches) (rel, tr RuleSet, ok bool) {
+	x := &v[verdictSlot(sh, m)]
+	if !x.occupied || x.sh != *sh || x.m != m {
+		return 0, 0, false
+	}
+	return x.rel, x.tr, true
+}
+
+func (v *verdicts) put(sh *shape, m termMatches, rel, tr RuleSet) {
+	v[verdictSlot(sh, m)] = verdict{*sh, m, rel, tr, true}
 }
 
 // candidates appends the candidates of every group the event may affect: a

@@ -1,8 +1,6 @@
 package index
 
 import (
-	"math/bits"
-
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/affinityq/affinityq/matcher"
@@ -33,7 +31,8 @@ func (p *Pending[T]) affected(ev *Event, lookupNS NamespaceLabels, anti *antiCac
 	}
 	var e prepared
 	prepare(&e, ev, lookupNS, anti)
-	return evaluate(&p.rules.shape, p.rules, p.pod, &e, termMatches{})
+	relation, transition, _ = evaluate(&p.rules.shape, p.rules, p.pod, &e, termMatches{})
+	return relation, transition
 }
 
 // termMatches says which terms of a candidate the old and the new version
@@ -48,116 +47,143 @@ type termMatches struct{ decided, old, new uint16 }
 // namespace and labels of pod, a pod with them, so pods sharing rules (and
 // so those) share the result; sh is r.shape or a copy of it, m holds what
 // the postings decided. When they decide every term, r is not read.
-func evaluate(sh *shape, r *rules, pod *v1.Pod, e *prepared, m termMatches) (relation, transition RuleSet) {
+//
+// pure reports that the result depends on nothing but the event, sh and m:
+// that neither r nor pod was read. A lookup reuses such a result for every
+// candidate of the event with the same shape and term matches (lookup.go).
+func evaluate(sh *shape, r *rules, pod *v1.Pod, e *prepared, m termMatches) (relation, transition RuleSet, pure bool) {
 	if e.none {
-		return 0, 0
+		return 0, 0, true
 	}
 	switch e.kind {
 	case AssignedPodAdd, AssignedPodUpdate, AssignedPodDelete:
 		return assignedPodRules(sh, r, pod, e, m)
 	case NodeAdd, NodeUpdate, NodeDelete:
 		x := nodeRules(r, e)
-		return x, x
+		return x, x, false
 	case NamespaceUpdate:
 		x := namespaceRules(r, e)
-		return x, x
+		return x, x, false
 	}
-	return 0, 0
+	return 0, 0, true
 }
 
-// termSet is a set of a rules' term indices: the terms that one version of
-// an assigned pod matches. Rules of up to 64 terms take one word.
-type termSet []uint64
-
-// termSets returns two empty sets for rules of n terms, in buf when they
-// fit (they do not allocate then).
-func termSets(n int, buf *[2]uint64) (a, b termSet) {
-	if n <= 64 {
-		return buf[0:1:1], buf[1:2:2]
-	}
-	w := (n + 63) / 64
-	s := make(termSet, 2*w)
-	return s[:w:w], s[w:]
+// matched is what the assigned-pod rules read of the terms one version of
+// the event's pod matches.
+type matched struct {
+	allAffinity bool // every affinity term; false for rules without one, as kube-scheduler's podMatchesAllAffinityTerms
+	anyAffinity bool
+	anyAnti     bool
+	anySpread   bool
 }
 
-func (s termSet) add(i int) { s[i>>6] |= 1 << (i & 63) }
-
-// count returns how many of the terms from, …, to-1 are in s.
-func (s termSet) count(from, to int) int {
-	if to <= 64 {
-		return bits.OnesCount64(s[0] >> from << (64 - (to - from))) // the bits from, …, to-1, shifted to the top
-	}
-	return s.countWide(from, to)
-}
-
-// countWide is count for sets of more than one word (rules of more than
-// 64 terms), kept out of line so that count inlines.
-//
-//go:noinline
-func (s termSet) countWide(from, to int) int {
-	n := 0
-	for w := from >> 6; w<<6 < to; w++ {
-		x := s[w]
-		if lo := w << 6; from > lo {
-			x &^= 1<<(from-lo) - 1
+// summarize finds the terms of r (of shape sh) that the old and the new
+// version of the event's pod match, and reads what the rules need of them:
+// what each version matches, and whether the versions differ in a spread
+// constraint. m says which terms the postings decided and how; the others
+// are evaluated. Rules of up to 64 terms, nearly all, are read from one word
+// per version by a few mask operations, and when the postings decide every
+// term (most pods of a real pool) no term is evaluated.
+func summarize(sh *shape, r *rules, e *prepared, m termMatches) (old, cur matched, spreadDiffers bool) {
+	n := int(sh.n)
+	if n > 64 {
+		w := (n + 63) / 64
+		o, c := make(termSet, w), make(termSet, w)
+		for k := range w {
+			o[k], c[k] = matchedTerms(r, e.qo, e, m.decided, 64*k), matchedTerms(r, e.qn, e, m.decided, 64*k)
 		}
-		if hi := w<<6 + 64; to < hi {
-			x &= 1<<(64-(hi-to)) - 1
-		}
-		n += bits.OnesCount64(x)
+		o[0] |= uint64(m.old & m.decided)
+		c[0] |= uint64(m.new & m.decided)
+		return readWide(sh, o, c)
 	}
-	return n
+	o, c := uint64(m.old&m.decided), uint64(m.new&m.decided)
+	if !sh.decidedBy(m.decided) {
+		o |= matchedTerms(r, e.qo, e, m.decided, 0)
+		c |= matchedTerms(r, e.qn, e, m.decided, 0)
+	}
+	return readWord(sh, o, c)
 }
 
-// anyOf and allOf report whether s holds any, and every, of the terms from,
-// …, to-1; allOf is false for no terms, as kube-scheduler's
-// podMatchesAllAffinityTerms.
-func (s termSet) anyOf(from, to int) bool { return s.count(from, to) > 0 }
-func (s termSet) allOf(from, to int) bool { return to > from && s.count(from, to) == to-from }
+// decidedBy reports whether decided names every term of rules of shape sh.
+func (sh *shape) decidedBy(decided uint16) bool { return sh.n <= maxDecided && decided == 1<<sh.n-1 }
 
-// differs reports whether s and o differ in one of the terms from, …, to-1.
-func (s termSet) differs(o termSet, from, to int) bool {
-	for i := from; i < to; i++ {
-		if s[i>>6]>>(i&63)&1 != o[i>>6]>>(i&63)&1 {
-			return true
-		}
+// matchedTerms evaluates the terms from, …, from+63 of r that decided does
+// not name against q, a version of the event's assigned pod (nil: none),
+// and returns those q matches: bit i for term from+i.
+func matchedTerms(r *rules, q *v1.Pod, e *prepared, decided uint16, from int) uint64 {
+	if q == nil {
+		return 0
 	}
-	return false
-}
-
-// fill adds to set the terms of r (of shape sh) that q, a version of the
-// event's assigned pod, matches: m.decided says which terms m decides,
-// matched which of those q matches; the others are evaluated.
-func fill(set termSet, sh *shape, r *rules, q *v1.Pod, e *prepared, decided, matched uint16) {
-	set[0] |= uint64(matched & decided)
-	if n := int(sh.n); n <= maxDecided && decided == 1<<n-1 {
-		return // every term decided: for most pods of a real pool
-	}
-	for i := range r.terms {
+	var x uint64
+	for i := from; i < len(r.terms) && i < from+64; i++ {
 		if i < maxDecided && decided>>i&1 != 0 {
 			continue
 		}
 		if r.terms[i].Matches(e.ns, q.Labels, e.nsLabels) {
-			set.add(i)
+			x |= 1 << (i - from)
 		}
 	}
+	return x
 }
 
-func assignedPodRules(sh *shape, r *rules, pod *v1.Pod, e *prepared, m termMatches) (relation, transition RuleSet) {
-	var buf [2]uint64
-	old, cur := termSets(int(sh.n), &buf)
-	if e.qo != nil {
-		fill(old, sh, r, e.qo, e, m.decided, m.old)
+// readWord is summarize's reading of the terms o and c of rules of up to 64
+// terms.
+func readWord(sh *shape, o, c uint64) (old, cur matched, spreadDiffers bool) {
+	aff := uint64(1)<<sh.nAff - 1
+	anti := (uint64(1)<<(sh.nAff+sh.nAnti) - 1) &^ aff
+	spread := (uint64(1)<<sh.n - 1) &^ (aff | anti) // 1<<64 is 0 in Go: all ones for 64 terms
+	old = matched{allAffinity: aff != 0 && o&aff == aff, anyAffinity: o&aff != 0, anyAnti: o&anti != 0, anySpread: o&spread != 0}
+	cur = matched{allAffinity: aff != 0 && c&aff == aff, anyAffinity: c&aff != 0, anyAnti: c&anti != 0, anySpread: c&spread != 0}
+	return old, cur, (o^c)&spread != 0
+}
+
+// termSet is a set of term indices of rules of more than 64 terms: the
+// terms that one version of an assigned pod matches.
+type termSet []uint64
+
+// readWide is summarize's reading of the terms o and c of rules of more
+// than 64 terms.
+func readWide(sh *shape, o, c termSet) (old, cur matched, spreadDiffers bool) {
+	nAff, nAA, n := int(sh.nAff), int(sh.nAff)+int(sh.nAnti), int(sh.n)
+	read := func(s termSet) matched {
+		aff := s.count(0, nAff)
+		return matched{allAffinity: nAff > 0 && aff == nAff, anyAffinity: aff > 0, anyAnti: s.count(nAff, nAA) > 0, anySpread: s.count(nAA, n) > 0}
 	}
-	if e.qn != nil {
-		fill(cur, sh, r, e.qn, e, m.decided, m.new)
+	for i := nAA; i < n && !spreadDiffers; i++ {
+		spreadDiffers = o.has(i) != c.has(i)
 	}
+	return read(o), read(c), spreadDiffers
+}
+
+func (s termSet) has(i int) bool { return s[i>>6]>>(i&63)&1 != 0 }
+
+// count returns how many of the terms from, …, to-1 are in s.
+func (s termSet) count(from, to int) int {
+	n := 0
+	for i := from; i < to; i++ {
+		if s.has(i) {
+			n++
+		}
+	}
+	return n
+}
+
+// assignedPodRules is evaluate for an assigned pod's add, update or delete.
+func assignedPodRules(sh *shape, r *rules, pod *v1.Pod, e *prepared, m termMatches) (relation, transition RuleSet, pure bool) {
+	old, cur, spreadDiffers := summarize(sh, r, e, m)
+	// The result reads r and pod only to evaluate the terms the postings
+	// did not decide, where a term failed (a failed spread constraint reads
+	// the pod's namespace), for the symmetry of the assigned pod's own
+	// anti-affinity, and for a deleted pod that matched every affinity term
+	// (the self-affinity clause).
+	pure = sh.decidedBy(m.decided) && sh.flags == 0 && len(e.oldAnti)+len(e.newAnti) == 0 &&
+		!(e.kind == AssignedPodDelete && old.allAffinity)
 	// InterPodAffinity.
 	if sh.flags&affinityErr != 0 {
 		relation |= InterPodAffinity
 		transition |= InterPodAffinity
 	} else {
-		rel, tr := affinityPodRules(sh, r, pod, e, old, cur)
+		rel, tr := affinityPodRules(r, pod, e, old, cur)
 		if rel {
 			relation |= InterPodAffinity
 		}
@@ -172,38 +198,33 @@ func assignedPodRules(sh *shape, r *rules, pod *v1.Pod, e *prepared, m termMatch
 		if e.ns == pod.Namespace {
 			relation, transition = relation|PodTopologySpread, transition|PodTopologySpread
 		}
-		return relation, transition
+		return relation, transition, pure
 	}
-	from, to := int(sh.nAff)+int(sh.nAnti), int(sh.n)
-	oldMatch, newMatch := old.anyOf(from, to), cur.anyOf(from, to)
-	if oldMatch || newMatch {
+	if old.anySpread || cur.anySpread {
 		relation |= PodTopologySpread
 	}
 	switch e.kind {
 	case AssignedPodAdd:
-		if newMatch {
+		if cur.anySpread {
 			transition |= PodTopologySpread
 		}
 	case AssignedPodDelete:
-		if oldMatch {
+		if old.anySpread {
 			transition |= PodTopologySpread
 		}
 	case AssignedPodUpdate:
-		if e.labelsChanged && old.differs(cur, from, to) {
+		if e.labelsChanged && spreadDiffers {
 			transition |= PodTopologySpread
 		}
 	}
-	return relation, transition
+	return relation, transition, pure
 }
 
 // affinityPodRules applies InterPodAffinity's assigned-pod rules to rules
 // whose terms all compiled, of pods with pod's namespace and labels; old
-// and cur are the terms the old and the new version of the assigned pod
-// match (empty for a version the event does not have).
-func affinityPodRules(sh *shape, r *rules, pod *v1.Pod, e *prepared, old, cur termSet) (relation, transition bool) {
-	nAff, nAA := int(sh.nAff), int(sh.nAff)+int(sh.nAnti)
-	oldAll, newAll := old.allOf(0, nAff), cur.allOf(0, nAff)
-	oldAnti, newAnti := old.anyOf(nAff, nAA), cur.anyOf(nAff, nAA)
+// and cur summarize the terms the old and the new version of the assigned
+// pod match (nothing for a version the event does not have).
+func affinityPodRules(r *rules, pod *v1.Pod, e *prepared, old, cur matched) (relation, transition bool) {
 	// Symmetry: the assigned pod's own anti-affinity may be what blocks the
 	// pod.
 	var blockedByOld, blockedByNew bool
@@ -212,17 +233,17 @@ func affinityPodRules(sh *shape, r *rules, pod *v1.Pod, e *prepared, old, cur te
 		blockedByOld = matcher.AnyMatch(e.oldAnti, pod.Namespace, pod.Labels, pl)
 		blockedByNew = matcher.AnyMatch(e.newAnti, pod.Namespace, pod.Labels, pl)
 	}
-	relation = old.anyOf(0, nAA) || cur.anyOf(0, nAA) || blockedByOld || blockedByNew
+	relation = old.anyAffinity || old.anyAnti || cur.anyAffinity || cur.anyAnti || blockedByOld || blockedByNew
 	switch e.kind {
 	case AssignedPodAdd:
-		transition = newAll
+		transition = cur.allAffinity
 	case AssignedPodUpdate:
-		transition = (!oldAll && newAll) || (oldAnti && !newAnti)
+		transition = (!old.allAffinity && cur.allAffinity) || (old.anyAnti && !cur.anyAnti)
 	case AssignedPodDelete:
 		// The last clause fixes upstream issue 141354: a pod whose affinity
 		// matches itself may schedule anywhere once no pod matches it.
-		transition = oldAnti || blockedByOld ||
-			(oldAll && matcher.AllMatch(r.affinity(), pod.Namespace, pod.Labels, e.labelsOf(pod.Namespace)))
+		transition = old.anyAnti || blockedByOld ||
+			(old.allAffinity && matcher.AllMatch(r.affinity(), pod.Namespace, pod.Labels, e.labelsOf(pod.Namespace)))
 	}
 	return relation, transition
 }

@@ -7,37 +7,62 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
-// TestTermSet checks the term sets evaluation works on, in one word and
-// across words (rules of more than 64 terms).
-func TestTermSet(t *testing.T) {
-	var buf [2]uint64
-	for _, n := range []int{1, 15, 64, 65, 130} {
-		a, b := termSets(n, &buf)
-		for i := 0; i < n; i += 3 {
-			a.add(i)
-		}
-		want := func(from, to int) int {
-			c := 0
-			for i := from; i < to; i++ {
-				if i%3 == 0 {
-					c++
+// TestReadTerms checks what the assigned-pod rules read of the terms two
+// versions of a pod match, in one word (readWord) and across words
+// (readWide, rules of more than 64 terms), against a count term by term.
+func TestReadTerms(t *testing.T) {
+	for _, n := range []int{1, 2, 15, 63, 64, 65, 130} {
+		for _, split := range [][2]int{{0, 0}, {n, 0}, {0, n}, {n / 3, n / 3}, {n / 2, n - n/2}, {1, 0}} {
+			nAff := min(split[0], n)
+			nAnti := min(split[1], n-nAff)
+			sh := shape{nAff: uint16(nAff), nAnti: uint16(nAnti), n: uint16(n)}
+			for _, stride := range []int{1, 2, 3, n + 1} {
+				inO := func(i int) bool { return i%stride == 0 }
+				inC := func(i int) bool { return n > 1 && i == n-1 }
+				set := func(in func(int) bool) termSet {
+					s := make(termSet, (n+63)/64)
+					for i := range n {
+						if in(i) {
+							s[i>>6] |= 1 << (i & 63)
+						}
+					}
+					return s
+				}
+				count := func(in func(int) bool, from, to int) int {
+					c := 0
+					for i := from; i < to; i++ {
+						if in(i) {
+							c++
+						}
+					}
+					return c
+				}
+				want := func(in func(int) bool) matched {
+					aff := count(in, 0, nAff)
+					return matched{
+						allAffinity: nAff > 0 && aff == nAff, anyAffinity: aff > 0,
+						anyAnti: count(in, nAff, nAff+nAnti) > 0, anySpread: count(in, nAff+nAnti, n) > 0,
+					}
+				}
+				differs := false
+				for i := nAff + nAnti; i < n; i++ {
+					differs = differs || inO(i) != inC(i)
+				}
+				reader := "readWide"
+				check := func(o, c matched, d bool) {
+					if o != want(inO) || c != want(inC) || d != differs {
+						t.Errorf("%s, n=%d aff=%d anti=%d stride=%d: %+v, %+v, %v; want %+v, %+v, %v",
+							reader, n, nAff, nAnti, stride, o, c, d, want(inO), want(inC), differs)
+					}
+				}
+				o, c := set(inO), set(inC)
+				check(readWide(&sh, o, c))
+				if n <= 64 {
+					reader = "readWord"
+					check(readWord(&sh, o[0], c[0]))
 				}
 			}
-			return c
 		}
-		for _, r := range [][2]int{{0, n}, {0, 0}, {n / 2, n}, {1, n - 1}, {n - 1, n}} {
-			from, to := max(r[0], 0), max(r[1], r[0])
-			if got := a.count(from, to); got != want(from, to) {
-				t.Errorf("n=%d: count(%d, %d) = %d, want %d", n, from, to, got, want(from, to))
-			}
-			if got := a.differs(b, from, to); got != (want(from, to) > 0) {
-				t.Errorf("n=%d: differs(%d, %d) = %v, want %v", n, from, to, got, want(from, to) > 0)
-			}
-		}
-		if a.allOf(0, n) != (n == 1) || b.anyOf(0, n) {
-			t.Errorf("n=%d: allOf = %v, empty set anyOf = %v", n, a.allOf(0, n), b.anyOf(0, n))
-		}
-		buf = [2]uint64{}
 	}
 }
 

@@ -386,3 +386,29 @@ func BenchmarkUniqueRules(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMatching measures Index.Matching, the question "whose terms
+// match this pod", on the unique-rules pool: the partner pod of an event
+// matches the first term of the affected pods that wait for it.
+func BenchmarkMatching(b *testing.B) {
+	for _, n := range benchSizes() {
+		for _, affected := range []int{15, 150} {
+			pods := make([]*v1.Pod, n)
+			for i := range pods {
+				pods[i] = uniquePending(i, n, affected)
+			}
+			ix := buildIndex(b, pods)
+			_, partner := uniqueEvent(max(n/affected, 1) / 2)
+			b.Run(fmt.Sprintf("pods=%d/affected=%d", n, affected), func(b *testing.B) {
+				b.ReportAllocs()
+				dst := make([]Match[benchTag], 0, 2*affected)
+				got := 0
+				for b.Loop() {
+					dst = ix.Matching(dst[:0], partner)
+					got = len(dst)
+				}
+				b.ReportMetric(float64(got), "matches/op")
+			})
+		}
+	}
+}

@@ -19,6 +19,13 @@
 // index only chooses which pods to ask them about, and fuzz.FuzzIndex
 // checks its answers against a naive scan after every event.
 //
+// Matching answers the question beneath every lookup without the
+// requeueing rules: which indexed pods have a term (an affinity or
+// anti-affinity term, a spread constraint) that a given pod matches, and
+// which terms. An index of any set of terms answers it through the same
+// postings, in time that follows the matches: the terms of pods already
+// placed, or the questions a scheduling cycle asks about them.
+//
 // # Structure
 //
 // Pods live in shards chosen by xxhash of their namespace, except the pods

@@ -85,23 +85,12 @@ type matched struct {
 // per version by a few mask operations, and when the postings decide every
 // term (most pods of a real pool) no term is evaluated.
 func summarize(sh *shape, r *rules, e *prepared, m termMatches) (old, cur matched, spreadDiffers bool) {
-	n := int(sh.n)
-	if n > 64 {
-		w := (n + 63) / 64
-		o, c := make(termSet, w), make(termSet, w)
-		for k := range w {
-			o[k], c[k] = matchedTerms(r, e.qo, e, m.decided, 64*k), matchedTerms(r, e.qn, e, m.decided, 64*k)
-		}
-		o[0] |= uint64(m.old & m.decided)
-		c[0] |= uint64(m.new & m.decided)
+	o := termsMatchedBy(sh, r, e.qo, e, m.decided, m.old)
+	c := termsMatchedBy(sh, r, e.qn, e, m.decided, m.new)
+	if sh.n > 64 {
 		return readWide(sh, o, c)
 	}
-	o, c := uint64(m.old&m.decided), uint64(m.new&m.decided)
-	if !sh.decidedBy(m.decided) {
-		o |= matchedTerms(r, e.qo, e, m.decided, 0)
-		c |= matchedTerms(r, e.qn, e, m.decided, 0)
-	}
-	return readWord(sh, o, c)
+	return readWord(sh, o.word, c.word)
 }
 
 // decidedBy reports whether decided names every term of rules of shape sh.
@@ -137,31 +126,25 @@ func readWord(sh *shape, o, c uint64) (old, cur matched, spreadDiffers bool) {
 	return old, cur, (o^c)&spread != 0
 }
 
-// termSet is a set of term indices of rules of more than 64 terms: the
-// terms that one version of an assigned pod matches.
-type termSet []uint64
-
 // readWide is summarize's reading of the terms o and c of rules of more
 // than 64 terms.
-func readWide(sh *shape, o, c termSet) (old, cur matched, spreadDiffers bool) {
+func readWide(sh *shape, o, c TermSet) (old, cur matched, spreadDiffers bool) {
 	nAff, nAA, n := int(sh.nAff), int(sh.nAff)+int(sh.nAnti), int(sh.n)
-	read := func(s termSet) matched {
+	read := func(s TermSet) matched {
 		aff := s.count(0, nAff)
 		return matched{allAffinity: nAff > 0 && aff == nAff, anyAffinity: aff > 0, anyAnti: s.count(nAff, nAA) > 0, anySpread: s.count(nAA, n) > 0}
 	}
 	for i := nAA; i < n && !spreadDiffers; i++ {
-		spreadDiffers = o.has(i) != c.has(i)
+		spreadDiffers = o.Has(i) != c.Has(i)
 	}
 	return read(o), read(c), spreadDiffers
 }
 
-func (s termSet) has(i int) bool { return s[i>>6]>>(i&63)&1 != 0 }
-
 // count returns how many of the terms from, …, to-1 are in s.
-func (s termSet) count(from, to int) int {
+func (s TermSet) count(from, to int) int {
 	n := 0
 	for i := from; i < to; i++ {
-		if s.has(i) {
+		if s.Has(i) {
 			n++
 		}
 	}

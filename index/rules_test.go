@@ -19,11 +19,19 @@ func TestReadTerms(t *testing.T) {
 			for _, stride := range []int{1, 2, 3, n + 1} {
 				inO := func(i int) bool { return i%stride == 0 }
 				inC := func(i int) bool { return n > 1 && i == n-1 }
-				set := func(in func(int) bool) termSet {
-					s := make(termSet, (n+63)/64)
+				set := func(in func(int) bool) TermSet {
+					var s TermSet
+					if n > 64 {
+						s.more = make([]uint64, (n-1)/64)
+					}
 					for i := range n {
-						if in(i) {
-							s[i>>6] |= 1 << (i & 63)
+						if !in(i) {
+							continue
+						}
+						if i < 64 {
+							s.word |= 1 << i
+						} else {
+							s.more[i/64-1] |= 1 << (i % 64)
 						}
 					}
 					return s
@@ -59,7 +67,7 @@ func TestReadTerms(t *testing.T) {
 				check(readWide(&sh, o, c))
 				if n <= 64 {
 					reader = "readWord"
-					check(readWord(&sh, o[0], c[0]))
+					check(readWord(&sh, o.word, c.word))
 				}
 			}
 		}

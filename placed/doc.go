@@ -1,0 +1,52 @@
+// Package placed indexes the pods already placed on nodes and answers, for
+// an incoming pod, the counts kube-scheduler v1.37.2's InterPodAffinity
+// computes in PreFilter by scanning every placed pod, in time that follows
+// the incoming pod's terms and the topology domains with a count, not the
+// placed pods.
+//
+// # Answers
+//
+// Index.InterPodAffinity returns the three maps of InterPodAffinity's
+// PreFilter state (pkg/scheduler/framework/plugins/interpodaffinity/
+// filtering.go, with the alpha gate InterPodAffinityHostnameFastPath off,
+// its default), each from a topology pair (a node label key and its value)
+// to a count:
+//
+//   - ExistingAntiAffinity: each required anti-affinity term of a placed
+//     pod that the incoming pod matches (its namespace scope read with the
+//     incoming pod's namespace labels) adds 1 at the term's topology key
+//     and the value of that key on the placed pod's node;
+//   - Affinity: a placed pod that matches every required affinity term of
+//     the incoming pod adds 1 at each term's pair;
+//   - AntiAffinity: each required anti-affinity term of the incoming pod
+//     adds 1 at its pair for each placed pod it matches.
+//
+// A pair is counted only when the node carries the key; pods on nodes the
+// index does not know count nowhere, as in a snapshot without the node.
+// Terminating pods count, as InterPodAffinity counts them.
+//
+// # Structure
+//
+// Every count is kept per shape, a distinct question: a required
+// anti-affinity term of placed pods (with its namespace scope), the
+// required affinity terms of an incoming pod taken together, or one of its
+// required anti-affinity terms. The replicas of a workload carry the same
+// terms and ask the same questions, so they share shapes. A shape holds its
+// count per topology pair, kept exact as pods are placed, removed or
+// relabelled and nodes relabelled.
+//
+// Which shapes a pod's change touches is the question package index
+// answers: each shape is indexed there as one pod whose terms are the
+// shape's (Index.Matching). The placed pods' anti-affinity shapes are
+// asked about the incoming pod; the incoming pods' shapes are asked about
+// every pod placed or removed. A shape of an incoming pod is built on its
+// first question from label postings over the placed pods (roaring bitmaps
+// of placed-pod ids by namespace, label key and value), and dropped, least
+// recently asked first, when more than WithMaxShapes are held; a shape of
+// placed pods lives while a placed pod carries its term.
+//
+// # Concurrency
+//
+// One mutex guards an Index: a question may build or drop shapes, and
+// kube-scheduler asks them from its one scheduling goroutine.
+package placed

@@ -1,0 +1,302 @@
+package placed
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/affinityq/affinityq/matcher"
+)
+
+// scan computes InterPodAffinity's PreFilter counts by visiting every
+// placed pod, as filtering.go does: the second line of defence behind the
+// differential fuzz target against the reference in package fuzz.
+func scan(pods []*v1.Pod, nodes map[string]*v1.Node, nsLabels map[string]map[string]string, in *v1.Pod) AffinityCounts {
+	res := AffinityCounts{ExistingAntiAffinity: Counts{}, Affinity: Counts{}, AntiAffinity: Counts{}}
+	incoming, _ := matcher.CompileRequired(in)
+	for _, e := range pods {
+		n := nodes[e.Spec.NodeName]
+		if n == nil {
+			continue
+		}
+		own, _ := matcher.CompileRequired(e)
+		for i := range own.AntiAffinity {
+			if own.AntiAffinity[i].Matches(in.Namespace, in.Labels, nsLabels[in.Namespace]) {
+				res.ExistingAntiAffinity.add(own.AntiAffinity[i].TopologyKey, n.Labels, 1)
+			}
+		}
+		el := nsLabels[e.Namespace]
+		if matcher.AllMatch(incoming.Affinity, e.Namespace, e.Labels, el) {
+			for _, t := range incoming.Affinity {
+				res.Affinity.add(t.TopologyKey, n.Labels, 1)
+			}
+		}
+		for _, t := range incoming.AntiAffinity {
+			if t.Matches(e.Namespace, e.Labels, el) {
+				res.AntiAffinity.add(t.TopologyKey, n.Labels, 1)
+			}
+		}
+	}
+	return res
+}
+
+// world drives an Index and the plain lists scan reads with random
+// operations.
+type world struct {
+	r        *rand.Rand
+	x        *Index
+	pods     map[types.UID]*v1.Pod
+	nodes    map[string]*v1.Node
+	nsLabels map[string]map[string]string
+	seq      int
+}
+
+var (
+	worldKeys   = []string{"app", "tier", "env"}
+	worldValues = []string{"a", "b", "c"}
+	worldNS     = []string{"n1", "n2", "n3"}
+	worldTopo   = []string{"zone", "kubernetes.io/hostname", "rack"}
+)
+
+func pick[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
+
+func (w *world) labels() map[string]string {
+	l := map[string]string{}
+	for range w.r.IntN(3) {
+		l[pick(w.r, worldKeys)] = pick(w.r, worldValues)
+	}
+	return l
+}
+
+func (w *world) term() v1.PodAffinityTerm {
+	t := v1.PodAffinityTerm{TopologyKey: pick(w.r, worldTopo)}
+	ops := []metav1.LabelSelectorOperator{metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn, metav1.LabelSelectorOpExists, metav1.LabelSelectorOpDoesNotExist}
+	switch w.r.IntN(8) {
+	case 0: // nil selector: matches nothing
+	case 1:
+		t.LabelSelector = &metav1.LabelSelector{}
+	default:
+		t.LabelSelector = &metav1.LabelSelector{}
+		for range 1 + w.r.IntN(2) {
+			q := metav1.LabelSelectorRequirement{Key: pick(w.r, worldKeys), Operator: pick(w.r, ops)}
+			if q.Operator == metav1.LabelSelectorOpIn || q.Operator == metav1.LabelSelectorOpNotIn {
+				q.Values = []string{pick(w.r, worldValues)}
+			}
+			t.LabelSelector.MatchExpressions = append(t.LabelSelector.MatchExpressions, q)
+		}
+	}
+	switch w.r.IntN(5) {
+	case 0:
+		t.Namespaces = []string{pick(w.r, worldNS)}
+	case 1:
+		t.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": pick(w.r, []string{"x", "y"})}}
+	case 2:
+		t.MatchLabelKeys = []string{pick(w.r, worldKeys)}
+	}
+	return t
+}
+
+func (w *world) pod(node string) *v1.Pod {
+	w.seq++
+	p := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("p%d", w.seq), Namespace: pick(w.r, worldNS), UID: types.UID(fmt.Sprintf("uid-%d", w.seq)), Labels: w.labels()},
+		Spec:       v1.PodSpec{NodeName: node, Affinity: &v1.Affinity{PodAffinity: &v1.PodAffinity{}, PodAntiAffinity: &v1.PodAntiAffinity{}}},
+	}
+	for range w.r.IntN(3) {
+		p.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(p.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, w.term())
+	}
+	for range w.r.IntN(3) {
+		p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution, w.term())
+	}
+	if w.r.IntN(10) == 0 {
+		p.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)} // terminating: still counted
+	}
+	return p
+}
+
+func (w *world) node() *v1.Node {
+	n := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", w.r.IntN(6)), Labels: map[string]string{}}}
+	for _, k := range worldTopo {
+		if w.r.IntN(4) > 0 {
+			n.Labels[k] = pick(w.r, []string{"1", "2"})
+		}
+	}
+	return n
+}
+
+func (w *world) step(t *testing.T) {
+	switch op := w.r.IntN(10); {
+	case op < 4:
+		node := fmt.Sprintf("node-%d", w.r.IntN(7)) // node-6 is never set
+		p := w.pod(node)
+		if len(w.pods) > 0 && w.r.IntN(3) == 0 {
+			var from *v1.Pod
+			for _, from = range w.pods {
+				break
+			}
+			p = from.DeepCopy() // a replica: its terms' shapes are shared
+			w.seq++
+			p.Name, p.UID, p.Spec.NodeName = fmt.Sprintf("p%d", w.seq), types.UID(fmt.Sprintf("uid-%d", w.seq)), node
+		}
+		if err := w.x.AddPod(p); err != nil {
+			t.Fatal(err)
+		}
+		w.pods[p.UID] = p
+	case op < 5:
+		for uid := range w.pods {
+			if !w.x.RemovePod(uid) {
+				t.Fatalf("RemovePod(%s) = false", uid)
+			}
+			delete(w.pods, uid)
+			break
+		}
+	case op < 6:
+		for _, p := range w.pods {
+			q := p.DeepCopy()
+			q.Labels = w.labels()
+			if w.r.IntN(2) == 0 {
+				q.Spec.NodeName = fmt.Sprintf("node-%d", w.r.IntN(7))
+			}
+			if err := w.x.UpdatePod(q); err != nil {
+				t.Fatal(err)
+			}
+			w.pods[q.UID] = q
+			break
+		}
+	case op < 8:
+		n := w.node()
+		if err := w.x.SetNode(n); err != nil {
+			t.Fatal(err)
+		}
+		w.nodes[n.Name] = n
+	case op < 9:
+		for name := range w.nodes {
+			if err := w.x.RemoveNode(name); err != nil {
+				t.Fatal(err)
+			}
+			delete(w.nodes, name)
+			break
+		}
+	default:
+		ns := pick(w.r, worldNS)
+		w.nsLabels[ns] = map[string]string{"team": pick(w.r, []string{"x", "y"})}
+		w.x.NamespaceChanged(ns)
+	}
+}
+
+func (w *world) check(t *testing.T, what string) {
+	t.Helper()
+	if err := w.x.Validate(); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	in := w.pod("")
+	got, err := w.x.InterPodAffinity(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := scan(slicesOf(w.pods), w.nodes, w.nsLabels, in)
+	for _, c := range []struct {
+		name      string
+		got, want Counts
+	}{
+		{"ExistingAntiAffinity", got.ExistingAntiAffinity, want.ExistingAntiAffinity},
+		{"Affinity", got.Affinity, want.Affinity},
+		{"AntiAffinity", got.AntiAffinity, want.AntiAffinity},
+	} {
+		if !maps.Equal(c.got, c.want) {
+			t.Fatalf("%s: %s = %v, want %v\nincoming: ns %s labels %v affinity %v", what, c.name, c.got, c.want, in.Namespace, in.Labels, in.Spec.Affinity)
+		}
+	}
+}
+
+func slicesOf(m map[types.UID]*v1.Pod) []*v1.Pod {
+	var s []*v1.Pod
+	for _, p := range m {
+		s = append(s, p)
+	}
+	return s
+}
+
+// TestInterPodAffinity runs random worlds (pods placed, relabelled, moved
+// and removed, replicas sharing shapes, nodes set, relabelled and removed,
+// namespace labels changed, shapes evicted) and after every step compares
+// the counts for a random incoming pod with a scan of every placed pod, and
+// validates the index.
+func TestInterPodAffinity(t *testing.T) {
+	seeds := 12
+	if testing.Short() {
+		seeds = 3
+	}
+	for seed := range seeds {
+		w := &world{r: rand.New(rand.NewPCG(uint64(seed), 3)), pods: map[types.UID]*v1.Pod{}, nodes: map[string]*v1.Node{},
+			nsLabels: map[string]map[string]string{"n1": {"team": "x"}}}
+		lookup := func(ns string) (map[string]string, bool) { l, ok := w.nsLabels[ns]; return l, ok }
+		w.x = New(WithNamespaceLabels(lookup), WithMaxShapes(1+seed%8))
+		for i := range 250 {
+			w.step(t)
+			w.check(t, fmt.Sprintf("seed %d step %d", seed, i))
+		}
+	}
+}
+
+// TestBadInput checks that bad input is an error, never a panic, and
+// changes nothing.
+func TestBadInput(t *testing.T) {
+	x := New()
+	ok := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "n", UID: "a"}, Spec: v1.PodSpec{NodeName: "n1"}}
+	if err := x.AddPod(ok); err != nil {
+		t.Fatal(err)
+	}
+	noUID := ok.DeepCopy()
+	noUID.UID = ""
+	noNode := ok.DeepCopy()
+	noNode.UID, noNode.Spec.NodeName = "b", ""
+	unknown := ok.DeepCopy()
+	unknown.UID = "c"
+	for name, err := range map[string]error{
+		"nil pod":         x.AddPod(nil),
+		"no UID":          x.AddPod(noUID),
+		"no node":         x.AddPod(noNode),
+		"duplicate":       x.AddPod(ok),
+		"update unknown":  x.UpdatePod(unknown),
+		"nil node":        x.SetNode(nil),
+		"remove unknown":  x.RemoveNode("nowhere"),
+		"unnamed node":    x.SetNode(&v1.Node{}),
+		"update no node":  x.UpdatePod(noNode),
+		"update nil pod":  x.UpdatePod(nil),
+		"remove no node":  x.RemoveNode(""),
+		"bad incoming":    func() error { _, err := x.InterPodAffinity(badSelector()); return err }(),
+		"nil incoming":    func() error { _, err := x.InterPodAffinity(nil); return err }(),
+		"update no UID":   x.UpdatePod(noUID),
+		"remove n1 twice": func() error { _ = x.SetNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}); _ = x.RemoveNode("n1"); return x.RemoveNode("n1") }(),
+	} {
+		if err == nil || err.Error()[:7] != "placed:" {
+			t.Errorf("%s: error %v, want one prefixed placed:", name, err)
+		}
+	}
+	if x.RemovePod("nope") {
+		t.Error("RemovePod(unknown) = true")
+	}
+	if x.Len() != 1 {
+		t.Errorf("Len = %d, want 1", x.Len())
+	}
+	if err := x.Validate(); err != nil {
+		t.Error(err)
+	}
+}
+
+func badSelector() *v1.Pod {
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "bad", Namespace: "n", UID: "bad"},
+		Spec: v1.PodSpec{Affinity: &v1.Affinity{PodAffinity: &v1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+			TopologyKey:   "zone",
+			LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "a", Operator: "Bogus"}}},
+		}}}}},
+	}
+}

@@ -1,0 +1,224 @@
+package placed
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/affinityq/affinityq/index"
+	"github.com/affinityq/affinityq/matcher"
+)
+
+type shapeKind uint8
+
+const (
+	placedAnti       shapeKind = iota + 1 // a required anti-affinity term of placed pods
+	incomingAffinity                      // an incoming pod's required affinity terms, together
+	incomingAnti                          // one required anti-affinity term of an incoming pod
+)
+
+// shape is one question and its counts per topology pair (package doc). It
+// is indexed, in placedIx or incomingIx, as a pod whose only terms are the
+// shape's: placedAnti and incomingAnti shapes as one anti-affinity term,
+// incomingAffinity shapes as their affinity terms.
+type shape struct {
+	kind   shapeKind
+	key    string
+	uid    types.UID      // the shape's pod in its index
+	terms  []matcher.Term // compiled, as the shape's pod compiles them
+	counts Counts
+	refs   int    // placedAnti: the placed pods' terms of this shape
+	used   uint64 // incoming shapes: the clock of the last question asked of it
+}
+
+// matchedBy reports whether a pod whose matched terms of the shape's pod
+// are set counts in the shape: it matches every affinity term, or the
+// anti-affinity term.
+func (s *shape) matchedBy(set index.TermSet) bool {
+	for i := range s.terms {
+		if !set.Has(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// apply adds d times the contribution of one pod matching the shape on a
+// node of labels node to its counts.
+func (s *shape) apply(node map[string]string, d int64) { s.addTo(s.counts, node, d) }
+
+// addTo adds d times the contribution of one pod matching the shape on a
+// node of labels node to c: d at each term's pair.
+func (s *shape) addTo(c Counts, node map[string]string, d int64) {
+	for i := range s.terms {
+		c.add(s.terms[i].TopologyKey, node, d)
+	}
+}
+
+// shapeKey returns the key of a shape of kind over compiled terms: their
+// topology keys, selectors and namespace scopes, which decide which pods
+// match them and where they count.
+func shapeKey(kind shapeKind, terms []matcher.Term) string {
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(int(kind)))
+	for i := range terms {
+		t := &terms[i]
+		b.WriteString("\x00")
+		b.WriteString(t.TopologyKey)
+		b.WriteString("\x01")
+		b.WriteString(t.Selector.String())
+		b.WriteString("\x01")
+		b.WriteString(strings.Join(t.Scope.Names(), "\x02"))
+		b.WriteString("\x01")
+		b.WriteString(t.Scope.Selector().String())
+	}
+	return b.String()
+}
+
+// shapePod returns the pod a shape is indexed as: the namespace and labels
+// of the pod whose terms it holds (matchLabelKeys and mismatchLabelKeys
+// read them, and a term without namespaces is of its pod's namespace) and
+// the terms.
+func (x *Index) shapePod(from *v1.Pod, affinity, anti []v1.PodAffinityTerm) *v1.Pod {
+	x.lastUID++
+	uid := "shape-" + strconv.FormatUint(x.lastUID, 10)
+	p := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: uid, Namespace: from.Namespace, UID: types.UID(uid), Labels: from.Labels},
+		Spec:       v1.PodSpec{Affinity: &v1.Affinity{}},
+	}
+	if len(affinity) > 0 {
+		p.Spec.Affinity.PodAffinity = &v1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: affinity}
+	}
+	if len(anti) > 0 {
+		p.Spec.Affinity.PodAntiAffinity = &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: anti}
+	}
+	return p
+}
+
+// insert indexes s as the pod sp.
+func insert(ix *index.Index[*shape], s *shape, sp *v1.Pod) {
+	pe, _ := ix.Compile(sp) // the terms compiled once already
+	ix.InsertWithTag(pe, s)
+	s.uid = sp.UID
+}
+
+// placedShape returns the shape of the i-th required anti-affinity term of
+// the placed pod pod, compiled as t, making it if new.
+func (x *Index) placedShape(pod *v1.Pod, i int, t *matcher.Term) *shape {
+	terms := []matcher.Term{*t}
+	key := shapeKey(placedAnti, terms)
+	if s, ok := x.placedShapes[key]; ok {
+		return s
+	}
+	s := &shape{kind: placedAnti, key: key, terms: terms, counts: Counts{}}
+	anti := pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[i : i+1]
+	insert(x.placedIx, s, x.shapePod(pod, nil, anti))
+	x.placedShapes[key] = s
+	return s
+}
+
+// incomingShape returns the shape of the incoming pod's required affinity
+// terms (kind incomingAffinity, i < 0) or of its i-th required
+// anti-affinity term, compiled as terms, building it from the postings if
+// new, and marks it used by the current question.
+func (x *Index) incomingShape(pod *v1.Pod, kind shapeKind, i int, terms []matcher.Term) *shape {
+	key := shapeKey(kind, terms)
+	s, ok := x.incomingShapes[key]
+	if !ok {
+		s = &shape{kind: kind, key: key, terms: terms, counts: Counts{}}
+		var sp *v1.Pod
+		if kind == incomingAffinity {
+			sp = x.shapePod(pod, pod.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, nil)
+		} else {
+			sp = x.shapePod(pod, nil, pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[i:i+1])
+		}
+		insert(x.incomingIx, s, sp)
+		x.build(s)
+		x.incomingShapes[key] = s
+	}
+	s.used = x.clock
+	return s
+}
+
+// build counts the placed pods matching a new incoming shape: the
+// candidates of its first term's postings, each checked against every term.
+func (x *Index) build(s *shape) {
+	t := &s.terms[0]
+	cands := roaring.New()
+	for ns := range x.byNS {
+		if !t.Scope.Contains(ns, x.nsLabels(ns)) {
+			continue
+		}
+		pos := t.Selector.Positive()
+		switch {
+		case len(pos) == 0:
+			cands.Or(x.byNS[ns])
+		case pos[0].Operator() == matcher.Exists:
+			if b := x.postings[postKey{ns: ns, key: pos[0].Key(), exists: true}]; b != nil {
+				cands.Or(b)
+			}
+		default:
+			for _, v := range pos[0].Values() {
+				if b := x.postings[postKey{ns: ns, key: pos[0].Key(), value: v}]; b != nil {
+					cands.Or(b)
+				}
+			}
+		}
+	}
+	it := cands.Iterator()
+	for it.HasNext() {
+		p := x.byID[it.Next()]
+		rec := x.nodes[p.node]
+		if !rec.known || !matchesAll(s.terms, p.pod, x.nsLabels(p.pod.Namespace)) {
+			continue
+		}
+		s.apply(rec.labels, 1)
+	}
+}
+
+func matchesAll(terms []matcher.Term, pod *v1.Pod, nsLabels map[string]string) bool {
+	return matcher.AllMatch(terms, pod.Namespace, pod.Labels, nsLabels)
+}
+
+// evict drops the least recently asked incoming shapes beyond the bound,
+// never one the current question used.
+func (x *Index) evict() {
+	for len(x.incomingShapes) > x.opts.maxShapes {
+		var old *shape
+		for _, s := range x.incomingShapes {
+			if s.used != x.clock && (old == nil || s.used < old.used) {
+				old = s
+			}
+		}
+		if old == nil {
+			return
+		}
+		x.dropIncoming(old)
+	}
+}
+
+func (x *Index) dropIncoming(s *shape) {
+	x.incomingIx.Remove(s.uid)
+	delete(x.incomingShapes, s.key)
+}
+
+// NamespaceChanged tells the index that the labels of namespace ns changed:
+// the incoming shapes whose namespace selectors read them are dropped, to be
+// built again when asked. (Placed pods' terms read the incoming pod's
+// namespace labels when asked, and need nothing.)
+func (x *Index) NamespaceChanged(ns string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, s := range x.incomingShapes {
+		for i := range s.terms {
+			if s.terms[i].Scope.ByLabels() {
+				x.dropIncoming(s)
+				break
+			}
+		}
+	}
+}

@@ -1,0 +1,161 @@
+package placed
+
+import (
+	"fmt"
+	"maps"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/affinityq/affinityq/matcher"
+)
+
+// Stats describes what an Index holds.
+type Stats struct {
+	Pods, Nodes    int
+	PlacedShapes   int // distinct required anti-affinity terms of placed pods
+	IncomingShapes int // incoming pods' questions kept (at most WithMaxShapes)
+	// Pairs counts the topology pairs with a count over all shapes;
+	// ShapeBytes estimates the memory the shapes hold (their counts, terms
+	// and entries in the two term indexes).
+	Pairs      int
+	ShapeBytes int64
+}
+
+// Bytes a shape holds besides its pairs, and per pair (a map entry of two
+// strings and a count, with the map's overhead): estimates.
+const shapeBytes, pairBytes = 600, 64
+
+// Stats returns what the index holds.
+func (x *Index) Stats() Stats {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	st := Stats{Pods: len(x.pods), PlacedShapes: len(x.placedShapes), IncomingShapes: len(x.incomingShapes)}
+	for _, n := range x.nodes {
+		if n.known {
+			st.Nodes++
+		}
+	}
+	for _, m := range []map[string]*shape{x.placedShapes, x.incomingShapes} {
+		for _, s := range m {
+			st.Pairs += len(s.counts)
+		}
+	}
+	st.ShapeBytes = int64(st.PlacedShapes+st.IncomingShapes)*shapeBytes + int64(st.Pairs)*pairBytes
+	return st
+}
+
+// Validate checks every invariant of the index, rebuilding what it derives
+// from the placed pods and nodes and comparing: the ids, the label
+// postings, the nodes' pods, the placed pods' shapes and their counts, and
+// every incoming shape's counts against a recount over all placed pods. It
+// returns the first difference.
+func (x *Index) Validate() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err := x.placedIx.Validate(); err != nil {
+		return fmt.Errorf("placed: placed shapes' index: %w", err)
+	}
+	if err := x.incomingIx.Validate(); err != nil {
+		return fmt.Errorf("placed: incoming shapes' index: %w", err)
+	}
+	live := 0
+	for id, p := range x.byID {
+		if p == nil {
+			continue
+		}
+		live++
+		if p.id != uint32(id) || x.pods[p.pod.UID] != p {
+			return fmt.Errorf("placed: pod %s: id %d, listed at %d", p.pod.UID, p.id, id)
+		}
+		if _, ok := x.nodes[p.node].pods[p]; !ok {
+			return fmt.Errorf("placed: pod %s missing from node %q", p.pod.UID, p.node)
+		}
+	}
+	if live != len(x.pods) || live+len(x.free) != len(x.byID) {
+		return fmt.Errorf("placed: %d pods, %d live ids, %d free of %d", len(x.pods), live, len(x.free), len(x.byID))
+	}
+	nodePods := 0
+	for name, n := range x.nodes {
+		if !n.known && len(n.pods) == 0 {
+			return fmt.Errorf("placed: unknown node %q kept without pods", name)
+		}
+		nodePods += len(n.pods)
+	}
+	if nodePods != live {
+		return fmt.Errorf("placed: nodes list %d pods, %d placed", nodePods, live)
+	}
+	byNS, postings := map[string]*roaring.Bitmap{}, map[postKey]*roaring.Bitmap{}
+	posting := func(m map[postKey]*roaring.Bitmap, k postKey) *roaring.Bitmap {
+		if m[k] == nil {
+			m[k] = roaring.New()
+		}
+		return m[k]
+	}
+	for _, p := range x.pods {
+		if byNS[p.pod.Namespace] == nil {
+			byNS[p.pod.Namespace] = roaring.New()
+		}
+		byNS[p.pod.Namespace].Add(p.id)
+		for k, v := range p.pod.Labels {
+			posting(postings, postKey{ns: p.pod.Namespace, key: k, value: v}).Add(p.id)
+			posting(postings, postKey{ns: p.pod.Namespace, key: k, exists: true}).Add(p.id)
+		}
+	}
+	same := func(a, b *roaring.Bitmap) bool { return a.Equals(b) }
+	if !maps.EqualFunc(byNS, x.byNS, same) || !maps.EqualFunc(postings, x.postings, same) {
+		return fmt.Errorf("placed: label postings differ from a rebuild")
+	}
+	// Placed shapes: each placed pod's terms, their refs and counts.
+	refs, counts := map[*shape]int{}, map[*shape]Counts{}
+	for _, p := range x.pods {
+		terms, _ := matcher.CompileRequired(p.pod)
+		var want []string
+		for i := range terms.AntiAffinity {
+			if terms.AntiAffinity[i].Err() == nil {
+				want = append(want, shapeKey(placedAnti, terms.AntiAffinity[i:i+1]))
+			}
+		}
+		if len(want) != len(p.anti) {
+			return fmt.Errorf("placed: pod %s has %d anti-affinity shapes, want %d", p.pod.UID, len(p.anti), len(want))
+		}
+		for i, s := range p.anti {
+			if s.key != want[i] || x.placedShapes[s.key] != s {
+				return fmt.Errorf("placed: pod %s: anti-affinity shape %d is not its term's", p.pod.UID, i)
+			}
+			refs[s]++
+			if counts[s] == nil {
+				counts[s] = Counts{}
+			}
+			if n := x.nodes[p.node]; n.known {
+				s.addTo(counts[s], n.labels, 1)
+			}
+		}
+	}
+	for key, s := range x.placedShapes {
+		if s.key != key || s.refs != refs[s] || s.refs == 0 {
+			return fmt.Errorf("placed: placed shape %q: %d refs, %d terms carry it", key, s.refs, refs[s])
+		}
+		if !maps.Equal(s.counts, counts[s]) {
+			return fmt.Errorf("placed: placed shape %q counts %v, recount %v", key, s.counts, counts[s])
+		}
+	}
+	// Incoming shapes: a recount over every placed pod.
+	for key, s := range x.incomingShapes {
+		want := Counts{}
+		for _, p := range x.pods {
+			if n := x.nodes[p.node]; n.known && matchesAll(s.terms, p.pod, x.nsLabels(p.pod.Namespace)) {
+				s.addTo(want, n.labels, 1)
+			}
+		}
+		if s.key != key || !maps.Equal(s.counts, want) {
+			return fmt.Errorf("placed: incoming shape %q counts %v, recount %v", key, s.counts, want)
+		}
+	}
+	if n := x.placedIx.Len(); n != len(x.placedShapes) {
+		return fmt.Errorf("placed: %d placed shapes, %d indexed", len(x.placedShapes), n)
+	}
+	if n := x.incomingIx.Len(); n != len(x.incomingShapes) {
+		return fmt.Errorf("placed: %d incoming shapes, %d indexed", len(x.incomingShapes), n)
+	}
+	return nil
+}

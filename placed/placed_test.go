@@ -14,21 +14,39 @@ import (
 	"github.com/affinityq/affinityq/matcher"
 )
 
+// scanPod is a placed pod with its required terms compiled, as
+// kube-scheduler's PodInfo holds them.
+type scanPod struct {
+	pod  *v1.Pod
+	anti []matcher.Term
+}
+
+func scanPods(pods []*v1.Pod) []scanPod {
+	s := make([]scanPod, len(pods))
+	for i, p := range pods {
+		terms, _ := matcher.CompileRequired(p)
+		s[i] = scanPod{p, terms.AntiAffinity}
+	}
+	return s
+}
+
 // scan computes InterPodAffinity's PreFilter counts by visiting every
 // placed pod, as filtering.go does: the second line of defence behind the
-// differential fuzz target against the reference in package fuzz.
-func scan(pods []*v1.Pod, nodes map[string]*v1.Node, nsLabels map[string]map[string]string, in *v1.Pod) AffinityCounts {
+// differential fuzz target against the reference in package fuzz, and the
+// cost an index saves.
+func scan(pods []scanPod, nodes map[string]*v1.Node, nsLabels map[string]map[string]string, in *v1.Pod) AffinityCounts {
 	res := AffinityCounts{ExistingAntiAffinity: Counts{}, Affinity: Counts{}, AntiAffinity: Counts{}}
 	incoming, _ := matcher.CompileRequired(in)
-	for _, e := range pods {
+	for _, sp := range pods {
+		e := sp.pod
 		n := nodes[e.Spec.NodeName]
 		if n == nil {
 			continue
 		}
-		own, _ := matcher.CompileRequired(e)
-		for i := range own.AntiAffinity {
-			if own.AntiAffinity[i].Matches(in.Namespace, in.Labels, nsLabels[in.Namespace]) {
-				res.ExistingAntiAffinity.add(own.AntiAffinity[i].TopologyKey, n.Labels, 1)
+		own := sp.anti
+		for i := range own {
+			if own[i].Matches(in.Namespace, in.Labels, nsLabels[in.Namespace]) {
+				res.ExistingAntiAffinity.add(own[i].TopologyKey, n.Labels, 1)
 			}
 		}
 		el := nsLabels[e.Namespace]
@@ -200,7 +218,7 @@ func (w *world) check(t *testing.T, what string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := scan(slicesOf(w.pods), w.nodes, w.nsLabels, in)
+	want := scan(scanPods(slicesOf(w.pods)), w.nodes, w.nsLabels, in)
 	for _, c := range []struct {
 		name      string
 		got, want Counts

@@ -278,21 +278,25 @@ func TestBadInput(t *testing.T) {
 	unknown := ok.DeepCopy()
 	unknown.UID = "c"
 	for name, err := range map[string]error{
-		"nil pod":         x.AddPod(nil),
-		"no UID":          x.AddPod(noUID),
-		"no node":         x.AddPod(noNode),
-		"duplicate":       x.AddPod(ok),
-		"update unknown":  x.UpdatePod(unknown),
-		"nil node":        x.SetNode(nil),
-		"remove unknown":  x.RemoveNode("nowhere"),
-		"unnamed node":    x.SetNode(&v1.Node{}),
-		"update no node":  x.UpdatePod(noNode),
-		"update nil pod":  x.UpdatePod(nil),
-		"remove no node":  x.RemoveNode(""),
-		"bad incoming":    func() error { _, err := x.InterPodAffinity(badSelector()); return err }(),
-		"nil incoming":    func() error { _, err := x.InterPodAffinity(nil); return err }(),
-		"update no UID":   x.UpdatePod(noUID),
-		"remove n1 twice": func() error { _ = x.SetNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}); _ = x.RemoveNode("n1"); return x.RemoveNode("n1") }(),
+		"nil pod":        x.AddPod(nil),
+		"no UID":         x.AddPod(noUID),
+		"no node":        x.AddPod(noNode),
+		"duplicate":      x.AddPod(ok),
+		"update unknown": x.UpdatePod(unknown),
+		"nil node":       x.SetNode(nil),
+		"remove unknown": x.RemoveNode("nowhere"),
+		"unnamed node":   x.SetNode(&v1.Node{}),
+		"update no node": x.UpdatePod(noNode),
+		"update nil pod": x.UpdatePod(nil),
+		"remove no node": x.RemoveNode(""),
+		"bad incoming":   func() error { _, err := x.InterPodAffinity(badSelector()); return err }(),
+		"nil incoming":   func() error { _, err := x.InterPodAffinity(nil); return err }(),
+		"update no UID":  x.UpdatePod(noUID),
+		"remove n1 twice": func() error {
+			_ = x.SetNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}})
+			_ = x.RemoveNode("n1")
+			return x.RemoveNode("n1")
+		}(),
 	} {
 		if err == nil || err.Error()[:7] != "placed:" {
 			t.Errorf("%s: error %v, want one prefixed placed:", name, err)

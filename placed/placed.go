@@ -396,3 +396,42 @@ func (x *Index) InterPodAffinity(pod *v1.Pod) (AffinityCounts, error) {
 	x.evict()
 	return res, nil
 }
+
+// AffinityChange applies to c the change that pod, on node, makes to the
+// InterPodAffinity counts of the incoming pod in when it is placed (d = 1)
+// or removed (d = -1), without reading or changing the index: the
+// per-cycle overlay (nominated pods; preemption's AddPod and RemovePod on a
+// cycle's copy of the counts), as kube-scheduler's updateWithPod applies it
+// to a cloned PreFilter state. c's maps must be non-nil (InterPodAffinity
+// returns such). A pod on a nil node changes nothing.
+func (x *Index) AffinityChange(c AffinityCounts, in, pod *v1.Pod, node *v1.Node, d int64) error {
+	if in == nil || pod == nil {
+		return errors.New("placed: nil pod")
+	}
+	incoming, _ := matcher.CompileRequired(in)
+	if err := incoming.AffinityErr(); err != nil {
+		return fmt.Errorf("placed: pod %s/%s: %w", in.Namespace, in.Name, err)
+	}
+	if node == nil {
+		return nil
+	}
+	own, _ := matcher.CompileRequired(pod)
+	inNS := x.nsLabels(in.Namespace)
+	for i := range own.AntiAffinity {
+		if t := &own.AntiAffinity[i]; t.Matches(in.Namespace, in.Labels, inNS) {
+			c.ExistingAntiAffinity.add(t.TopologyKey, node.Labels, d)
+		}
+	}
+	podNS := x.nsLabels(pod.Namespace)
+	if matcher.AllMatch(incoming.Affinity, pod.Namespace, pod.Labels, podNS) {
+		for i := range incoming.Affinity {
+			c.Affinity.add(incoming.Affinity[i].TopologyKey, node.Labels, d)
+		}
+	}
+	for i := range incoming.AntiAffinity {
+		if t := &incoming.AntiAffinity[i]; t.Matches(pod.Namespace, pod.Labels, podNS) {
+			c.AntiAffinity.add(t.TopologyKey, node.Labels, d)
+		}
+	}
+	return nil
+}

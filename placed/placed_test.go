@@ -322,3 +322,50 @@ func badSelector() *v1.Pod {
 		}}}}},
 	}
 }
+
+// TestAffinityChange checks the per-cycle overlay: the counts of a world
+// with a pod added for one cycle, or removed, equal the base counts
+// changed by AffinityChange, and the base is unchanged.
+func TestAffinityChange(t *testing.T) {
+	for seed := range 6 {
+		w := &world{r: rand.New(rand.NewPCG(uint64(seed), 5)), pods: map[types.UID]*v1.Pod{}, nodes: map[string]*v1.Node{},
+			nsLabels: map[string]map[string]string{"n2": {"team": "y"}}}
+		lookup := func(ns string) (map[string]string, bool) { l, ok := w.nsLabels[ns]; return l, ok }
+		w.x = New(WithNamespaceLabels(lookup))
+		for i := range 150 {
+			w.step(t)
+			in := w.pod("")
+			base, err := w.x.InterPodAffinity(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Place one more pod for the cycle only, and take one away.
+			extra := w.pod(fmt.Sprintf("node-%d", w.r.IntN(7)))
+			c := AffinityCounts{ExistingAntiAffinity: maps.Clone(base.ExistingAntiAffinity), Affinity: maps.Clone(base.Affinity), AntiAffinity: maps.Clone(base.AntiAffinity)}
+			if err := w.x.AffinityChange(c, in, extra, w.nodes[extra.Spec.NodeName], 1); err != nil {
+				t.Fatal(err)
+			}
+			pods := slicesOf(w.pods)
+			var victim *v1.Pod
+			if len(pods) > 0 {
+				victim = pods[w.r.IntN(len(pods))]
+				if err := w.x.AffinityChange(c, in, victim, w.nodes[victim.Spec.NodeName], -1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var cycle []*v1.Pod
+			for _, p := range pods {
+				if p != victim {
+					cycle = append(cycle, p)
+				}
+			}
+			want := scan(scanPods(append(cycle, extra)), w.nodes, w.nsLabels, in)
+			if !maps.Equal(c.ExistingAntiAffinity, want.ExistingAntiAffinity) || !maps.Equal(c.Affinity, want.Affinity) || !maps.Equal(c.AntiAffinity, want.AntiAffinity) {
+				t.Fatalf("seed %d step %d: overlay counts %+v, want %+v", seed, i, c, want)
+			}
+			if again, _ := w.x.InterPodAffinity(in); !maps.Equal(again.Affinity, base.Affinity) || !maps.Equal(again.AntiAffinity, base.AntiAffinity) || !maps.Equal(again.ExistingAntiAffinity, base.ExistingAntiAffinity) {
+				t.Fatalf("seed %d step %d: the overlay changed the base", seed, i)
+			}
+		}
+	}
+}

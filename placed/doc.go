@@ -23,14 +23,27 @@
 //
 // A pair is counted only when the node carries the key; pods on nodes the
 // index does not know count nowhere, as in a snapshot without the node.
-// Terminating pods count, as InterPodAffinity counts them.
+// Terminating pods count, as InterPodAffinity counts them. As in
+// kube-scheduler's PodInfo, a placed pod's list of terms with a term that
+// does not compile counts as no terms, and an incoming pod with such a
+// term is an error.
+//
+// Index.InterPodAffinityScores returns PreScore's topology score
+// (scoring.go): the incoming pod's preferred terms over the placed pods,
+// and the placed pods' required affinity (hardPodAffinityWeight) and
+// preferred terms over the incoming pod, with its Skip.
+//
+// Index.AffinityChange is the per-cycle overlay: the change one pod placed
+// or removed for a cycle only (a nominated pod, preemption's AddPod and
+// RemovePod) makes to a copy of the counts, leaving the index as it is.
 //
 // # Structure
 //
-// Every count is kept per shape, a distinct question: a required
-// anti-affinity term of placed pods (with its namespace scope), the
-// required affinity terms of an incoming pod taken together, or one of its
-// required anti-affinity terms. The replicas of a workload carry the same
+// Every count is kept per shape, a distinct question: a term of placed
+// pods (with its namespace scope, by its use: required anti-affinity,
+// required affinity, preferred affinity or anti-affinity with its weight),
+// the required affinity terms of an incoming pod taken together, or one of
+// its other terms. The replicas of a workload carry the same
 // terms and ask the same questions, so they share shapes. A shape holds its
 // count per topology pair, kept exact as pods are placed, removed or
 // relabelled and nodes relabelled.

@@ -110,7 +110,7 @@ type placedPod struct {
 	id   uint32
 	pod  *v1.Pod
 	node string
-	anti []*shape // the shape of each required anti-affinity term that compiled, in spec order
+	own  []*shape // the shapes of its terms that compiled: required anti-affinity, required affinity, preferred affinity, preferred anti-affinity, each in spec order
 }
 
 type postKey struct {
@@ -275,14 +275,10 @@ func (x *Index) add(pod *v1.Pod) {
 	}
 	x.pods[pod.UID] = p
 	x.post(p, true)
-	terms, _ := matcher.CompileRequired(pod)
-	for i := range terms.AntiAffinity {
-		if terms.AntiAffinity[i].Err() != nil {
-			continue // a term that fails to compile matches no pod
-		}
-		s := x.placedShape(pod, i, &terms.AntiAffinity[i])
+	for _, t := range ownTerms(pod) {
+		s := x.placedShape(pod, t.kind, t.term, t.src)
 		s.refs++
-		p.anti = append(p.anti, s)
+		p.own = append(p.own, s)
 	}
 	x.node(p.node).pods[p] = struct{}{}
 	x.count(p, 1)
@@ -295,7 +291,7 @@ func (x *Index) remove(p *placedPod) {
 	if !rec.known && len(rec.pods) == 0 {
 		delete(x.nodes, p.node)
 	}
-	for _, s := range p.anti {
+	for _, s := range p.own {
 		if s.refs--; s.refs == 0 {
 			x.placedIx.Remove(s.uid)
 			delete(x.placedShapes, s.key)
@@ -354,7 +350,7 @@ func (x *Index) count(p *placedPod, d int64) {
 	if rec == nil || !rec.known {
 		return
 	}
-	for _, s := range p.anti {
+	for _, s := range p.own {
 		s.apply(rec.labels, d)
 	}
 	x.matches = x.incomingIx.Matching(x.matches[:0], p.pod)
@@ -374,9 +370,9 @@ func (x *Index) InterPodAffinity(pod *v1.Pod) (AffinityCounts, error) {
 	if pod == nil {
 		return AffinityCounts{}, errors.New("placed: nil pod")
 	}
-	terms, _ := matcher.CompileRequired(pod)
-	if err := terms.AffinityErr(); err != nil {
-		return AffinityCounts{}, fmt.Errorf("placed: pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	terms, err := compileIncoming(pod)
+	if err != nil {
+		return AffinityCounts{}, err
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -384,14 +380,17 @@ func (x *Index) InterPodAffinity(pod *v1.Pod) (AffinityCounts, error) {
 	res := AffinityCounts{ExistingAntiAffinity: Counts{}, Affinity: Counts{}, AntiAffinity: Counts{}}
 	x.matches = x.placedIx.Matching(x.matches[:0], pod)
 	for _, m := range x.matches {
-		res.ExistingAntiAffinity.merge(m.Tag.counts)
+		if m.Tag.kind == placedAnti {
+			res.ExistingAntiAffinity.merge(m.Tag.counts)
+		}
 	}
 	clear(x.matches)
 	if len(terms.Affinity) > 0 {
-		res.Affinity.merge(x.incomingShape(pod, incomingAffinity, -1, terms.Affinity).counts)
+		res.Affinity.merge(x.incomingShape(pod, incomingAffinity, terms.Affinity, pod.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution).counts)
 	}
 	for i := range terms.AntiAffinity {
-		res.AntiAffinity.merge(x.incomingShape(pod, incomingAnti, i, terms.AntiAffinity[i:i+1]).counts)
+		src := pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[i : i+1]
+		res.AntiAffinity.merge(x.incomingShape(pod, incomingTerm, terms.AntiAffinity[i:i+1], src).counts)
 	}
 	x.evict()
 	return res, nil
@@ -408,9 +407,9 @@ func (x *Index) AffinityChange(c AffinityCounts, in, pod *v1.Pod, node *v1.Node,
 	if in == nil || pod == nil {
 		return errors.New("placed: nil pod")
 	}
-	incoming, _ := matcher.CompileRequired(in)
-	if err := incoming.AffinityErr(); err != nil {
-		return fmt.Errorf("placed: pod %s/%s: %w", in.Namespace, in.Name, err)
+	incoming, err := compileIncoming(in)
+	if err != nil {
+		return err
 	}
 	if node == nil {
 		return nil
@@ -434,4 +433,144 @@ func (x *Index) AffinityChange(c AffinityCounts, in, pod *v1.Pod, node *v1.Node,
 		}
 	}
 	return nil
+}
+
+// ownTerm is a term of a placed pod that compiled, with the use
+// InterPodAffinity makes of it and its spec.
+type ownTerm struct {
+	kind shapeKind
+	term *matcher.Term
+	src  v1.PodAffinityTerm
+}
+
+// ownTerms returns the terms of a placed pod that count in
+// InterPodAffinity when an incoming pod matches them. As kube-scheduler's
+// PodInfo of a placed pod, a list of terms (required affinity, required
+// anti-affinity, preferred affinity, preferred anti-affinity) with a term
+// that fails to compile counts as no terms at all.
+func ownTerms(pod *v1.Pod) []ownTerm {
+	a := pod.Spec.Affinity
+	if a == nil {
+		return nil
+	}
+	terms, _ := matcher.CompileTerms(pod)
+	var own []ownTerm
+	add := func(kind shapeKind, compiled []matcher.Term, src func(i int) v1.PodAffinityTerm) {
+		for i := range compiled {
+			if compiled[i].Err() != nil {
+				return
+			}
+		}
+		for i := range compiled {
+			own = append(own, ownTerm{kind, &compiled[i], src(i)})
+		}
+	}
+	if a.PodAntiAffinity != nil {
+		add(placedAnti, terms.AntiAffinity, func(i int) v1.PodAffinityTerm {
+			return a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[i]
+		})
+	}
+	if a.PodAffinity != nil {
+		add(placedAffinity, terms.Affinity, func(i int) v1.PodAffinityTerm { return a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution[i] })
+		add(placedPreferred, terms.PreferredAffinity, func(i int) v1.PodAffinityTerm {
+			return a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm
+		})
+	}
+	if a.PodAntiAffinity != nil {
+		add(placedPreferredAnti, terms.PreferredAntiAffinity, func(i int) v1.PodAffinityTerm {
+			return a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm
+		})
+	}
+	return own
+}
+
+// compileIncoming compiles an incoming pod's terms. A term of its
+// affinity, required or preferred, that fails to compile is an error, as
+// kube-scheduler's PreFilter and PreScore fail a pod whose PodInfo does not
+// parse.
+func compileIncoming(pod *v1.Pod) (*matcher.Terms, error) {
+	terms, _ := matcher.CompileTerms(pod)
+	for _, list := range [][]matcher.Term{terms.Affinity, terms.AntiAffinity, terms.PreferredAffinity, terms.PreferredAntiAffinity} {
+		for i := range list {
+			if err := list[i].Err(); err != nil {
+				return nil, fmt.Errorf("placed: pod %s/%s: %w", pod.Namespace, pod.Name, err)
+			}
+		}
+	}
+	return terms, nil
+}
+
+// Scores is InterPodAffinity's PreScore topology score: by topology key and
+// value, the weighted sum of the terms counted there. A pair where terms
+// counted and cancelled out is present with 0, as in kube-scheduler's map.
+type Scores map[string]map[string]int64
+
+func (s Scores) add(c Counts, weight int64) {
+	for p, n := range c {
+		m := s[p.Key]
+		if m == nil {
+			m = map[string]int64{}
+			s[p.Key] = m
+		}
+		m[p.Value] += weight * n
+	}
+}
+
+// ScoreArgs are the InterPodAffinity arguments PreScore reads.
+type ScoreArgs struct {
+	HardPodAffinityWeight              int32
+	IgnorePreferredTermsOfExistingPods bool
+}
+
+// InterPodAffinityScores returns the topology score of InterPodAffinity's
+// PreScore for pod (scoring.go): the incoming pod's preferred affinity
+// (+weight) and anti-affinity (-weight) terms over the placed pods they
+// match, and the placed pods' required affinity terms
+// (+HardPodAffinityWeight, when positive) and preferred affinity (+weight)
+// and anti-affinity (-weight) terms that the incoming pod matches, each at
+// the term's key and the value on the placed pod's node. skip is
+// kube-scheduler's Skip: when no pair is counted, or when the pod has no
+// preferred terms and args ignore the placed pods' preferred terms.
+func (x *Index) InterPodAffinityScores(pod *v1.Pod, args ScoreArgs) (scores Scores, skip bool, err error) {
+	if pod == nil {
+		return nil, false, errors.New("placed: nil pod")
+	}
+	a := pod.Spec.Affinity
+	hasPreferred := a != nil && (a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 ||
+		a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0)
+	if args.IgnorePreferredTermsOfExistingPods && !hasPreferred {
+		return nil, true, nil
+	}
+	terms, err := compileIncoming(pod)
+	if err != nil {
+		return nil, false, err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.clock++
+	scores = Scores{}
+	for i := range terms.PreferredAffinity {
+		src := []v1.PodAffinityTerm{a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm}
+		scores.add(x.incomingShape(pod, incomingTerm, terms.PreferredAffinity[i:i+1], src).counts, int64(terms.PreferredAffinity[i].Weight))
+	}
+	for i := range terms.PreferredAntiAffinity {
+		src := []v1.PodAffinityTerm{a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm}
+		scores.add(x.incomingShape(pod, incomingTerm, terms.PreferredAntiAffinity[i:i+1], src).counts, -int64(terms.PreferredAntiAffinity[i].Weight))
+	}
+	x.matches = x.placedIx.Matching(x.matches[:0], pod)
+	for _, m := range x.matches {
+		switch s := m.Tag; s.kind {
+		case placedAffinity:
+			if args.HardPodAffinityWeight > 0 {
+				scores.add(s.counts, int64(args.HardPodAffinityWeight))
+			}
+		case placedPreferred:
+			scores.add(s.counts, int64(s.weight))
+		case placedPreferredAnti:
+			scores.add(s.counts, -int64(s.weight))
+		}
+	}
+	clear(x.matches)
+	x.evict()
+	return scores, len(scores) == 0, nil
 }

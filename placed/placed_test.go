@@ -26,6 +26,11 @@ func scanPods(pods []*v1.Pod) []scanPod {
 	for i, p := range pods {
 		terms, _ := matcher.CompileRequired(p)
 		s[i] = scanPod{p, terms.AntiAffinity}
+		for _, t := range terms.AntiAffinity {
+			if t.Err() != nil {
+				s[i].anti = nil // a list with a failed term is no terms (PodInfo)
+			}
+		}
 	}
 	return s
 }
@@ -62,6 +67,60 @@ func scan(pods []scanPod, nodes map[string]*v1.Node, nsLabels map[string]map[str
 		}
 	}
 	return res
+}
+
+// scanScores computes InterPodAffinity's PreScore topology score by
+// visiting every placed pod, as scoring.go does.
+func scanScores(pods []*v1.Pod, nodes map[string]*v1.Node, nsLabels map[string]map[string]string, in *v1.Pod, args ScoreArgs) (Scores, bool) {
+	a := in.Spec.Affinity
+	hasPreferred := a != nil && (a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 ||
+		a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0)
+	if args.IgnorePreferredTermsOfExistingPods && !hasPreferred {
+		return nil, true
+	}
+	scores := Scores{}
+	term := func(t *matcher.Term, weight int64, ns string, labels, nsl map[string]string, node *v1.Node) {
+		if !t.Matches(ns, labels, nsl) {
+			return
+		}
+		if v, ok := node.Labels[t.TopologyKey]; ok {
+			if scores[t.TopologyKey] == nil {
+				scores[t.TopologyKey] = map[string]int64{}
+			}
+			scores[t.TopologyKey][v] += weight
+		}
+	}
+	incoming, _ := matcher.CompileTerms(in)
+	for _, e := range pods {
+		node := nodes[e.Spec.NodeName]
+		if node == nil || len(node.Labels) == 0 {
+			continue
+		}
+		for i := range incoming.PreferredAffinity {
+			term(&incoming.PreferredAffinity[i], int64(incoming.PreferredAffinity[i].Weight), e.Namespace, e.Labels, nsLabels[e.Namespace], node)
+		}
+		for i := range incoming.PreferredAntiAffinity {
+			term(&incoming.PreferredAntiAffinity[i], -int64(incoming.PreferredAntiAffinity[i].Weight), e.Namespace, e.Labels, nsLabels[e.Namespace], node)
+		}
+		for _, t := range ownTerms(e) {
+			var w int64
+			switch t.kind {
+			case placedAffinity:
+				if args.HardPodAffinityWeight <= 0 {
+					continue
+				}
+				w = int64(args.HardPodAffinityWeight)
+			case placedPreferred:
+				w = int64(t.term.Weight)
+			case placedPreferredAnti:
+				w = -int64(t.term.Weight)
+			default:
+				continue
+			}
+			term(t.term, w, in.Namespace, in.Labels, nsLabels[in.Namespace], node)
+		}
+	}
+	return scores, len(scores) == 0
 }
 
 // world drives an Index and the plain lists scan reads with random
@@ -131,6 +190,14 @@ func (w *world) pod(node string) *v1.Pod {
 	}
 	for range w.r.IntN(3) {
 		p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution, w.term())
+	}
+	for range w.r.IntN(2) {
+		p.Spec.Affinity.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution = append(p.Spec.Affinity.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution,
+			v1.WeightedPodAffinityTerm{Weight: int32(1 + w.r.IntN(3)), PodAffinityTerm: w.term()})
+	}
+	for range w.r.IntN(2) {
+		p.Spec.Affinity.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution = append(p.Spec.Affinity.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution,
+			v1.WeightedPodAffinityTerm{Weight: int32(1 + w.r.IntN(3)), PodAffinityTerm: w.term()})
 	}
 	if w.r.IntN(10) == 0 {
 		p.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)} // terminating: still counted
@@ -217,6 +284,14 @@ func (w *world) check(t *testing.T, what string) {
 	got, err := w.x.InterPodAffinity(in)
 	if err != nil {
 		t.Fatal(err)
+	}
+	args := ScoreArgs{HardPodAffinityWeight: int32(w.r.IntN(3)), IgnorePreferredTermsOfExistingPods: w.r.IntN(2) == 0}
+	gotScores, gotSkip, err := w.x.InterPodAffinityScores(in, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wantScores, wantSkip := scanScores(slicesOf(w.pods), w.nodes, w.nsLabels, in, args); gotSkip != wantSkip || fmt.Sprint(gotScores) != fmt.Sprint(wantScores) {
+		t.Fatalf("%s: scores %v (skip %v), want %v (skip %v)", what, gotScores, gotSkip, wantScores, wantSkip)
 	}
 	want := scan(scanPods(slicesOf(w.pods)), w.nodes, w.nsLabels, in)
 	for _, c := range []struct {

@@ -16,22 +16,33 @@ import (
 type shapeKind uint8
 
 const (
-	placedAnti       shapeKind = iota + 1 // a required anti-affinity term of placed pods
-	incomingAffinity                      // an incoming pod's required affinity terms, together
-	incomingAnti                          // one required anti-affinity term of an incoming pod
+	// A term of placed pods, by the use InterPodAffinity makes of it when
+	// the incoming pod matches it.
+	placedAnti          shapeKind = iota + 1 // required anti-affinity (PreFilter)
+	placedAffinity                           // required affinity (PreScore, hardPodAffinityWeight)
+	placedPreferred                          // preferred affinity (PreScore, +weight)
+	placedPreferredAnti                      // preferred anti-affinity (PreScore, -weight)
+
+	// A question of an incoming pod.
+	incomingAffinity // its required affinity terms, together
+	incomingTerm     // one of its terms: a required anti-affinity term, a preferred term
 )
 
-// shape is one question and its counts per topology pair (package doc). It
-// is indexed, in placedIx or incomingIx, as a pod whose only terms are the
-// shape's: placedAnti and incomingAnti shapes as one anti-affinity term,
-// incomingAffinity shapes as their affinity terms.
+func (k shapeKind) placed() bool { return k < incomingAffinity }
+
+// shape is one question and its counts per topology pair (package doc): how
+// many placed pods carry the term (placed shapes) or match the terms
+// (incoming shapes) at each pair. It is indexed, in placedIx or incomingIx,
+// as a pod whose only terms are the shape's: one anti-affinity term, or
+// the affinity terms of an incomingAffinity shape.
 type shape struct {
 	kind   shapeKind
+	weight int32 // placedPreferred, placedPreferredAnti: the term's weight
 	key    string
 	uid    types.UID      // the shape's pod in its index
 	terms  []matcher.Term // compiled, as the shape's pod compiles them
 	counts Counts
-	refs   int    // placedAnti: the placed pods' terms of this shape
+	refs   int    // placed shapes: the placed pods' terms of this shape
 	used   uint64 // incoming shapes: the clock of the last question asked of it
 }
 
@@ -62,9 +73,11 @@ func (s *shape) addTo(c Counts, node map[string]string, d int64) {
 // shapeKey returns the key of a shape of kind over compiled terms: their
 // topology keys, selectors and namespace scopes, which decide which pods
 // match them and where they count.
-func shapeKey(kind shapeKind, terms []matcher.Term) string {
+func shapeKey(kind shapeKind, weight int32, terms []matcher.Term) string {
 	var b strings.Builder
 	b.WriteString(strconv.Itoa(int(kind)))
+	b.WriteString("/")
+	b.WriteString(strconv.Itoa(int(weight)))
 	for i := range terms {
 		t := &terms[i]
 		b.WriteString("\x00")
@@ -106,35 +119,34 @@ func insert(ix *index.Index[*shape], s *shape, sp *v1.Pod) {
 	s.uid = sp.UID
 }
 
-// placedShape returns the shape of the i-th required anti-affinity term of
-// the placed pod pod, compiled as t, making it if new.
-func (x *Index) placedShape(pod *v1.Pod, i int, t *matcher.Term) *shape {
+// placedShape returns the shape of kind of a term of the placed pod pod,
+// compiled as t, whose spec is src, making it if new.
+func (x *Index) placedShape(pod *v1.Pod, kind shapeKind, t *matcher.Term, src v1.PodAffinityTerm) *shape {
 	terms := []matcher.Term{*t}
-	key := shapeKey(placedAnti, terms)
+	key := shapeKey(kind, t.Weight, terms)
 	if s, ok := x.placedShapes[key]; ok {
 		return s
 	}
-	s := &shape{kind: placedAnti, key: key, terms: terms, counts: Counts{}}
-	anti := pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[i : i+1]
-	insert(x.placedIx, s, x.shapePod(pod, nil, anti))
+	s := &shape{kind: kind, weight: t.Weight, key: key, terms: terms, counts: Counts{}}
+	insert(x.placedIx, s, x.shapePod(pod, nil, []v1.PodAffinityTerm{src}))
 	x.placedShapes[key] = s
 	return s
 }
 
 // incomingShape returns the shape of the incoming pod's required affinity
-// terms (kind incomingAffinity, i < 0) or of its i-th required
-// anti-affinity term, compiled as terms, building it from the postings if
-// new, and marks it used by the current question.
-func (x *Index) incomingShape(pod *v1.Pod, kind shapeKind, i int, terms []matcher.Term) *shape {
-	key := shapeKey(kind, terms)
+// terms (kind incomingAffinity; src their specs) or of one of its terms
+// (incomingTerm; src its spec), compiled as terms, building it from the
+// postings if new, and marks it used by the current question.
+func (x *Index) incomingShape(pod *v1.Pod, kind shapeKind, terms []matcher.Term, src []v1.PodAffinityTerm) *shape {
+	key := shapeKey(kind, 0, terms)
 	s, ok := x.incomingShapes[key]
 	if !ok {
 		s = &shape{kind: kind, key: key, terms: terms, counts: Counts{}}
 		var sp *v1.Pod
 		if kind == incomingAffinity {
-			sp = x.shapePod(pod, pod.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, nil)
+			sp = x.shapePod(pod, src, nil)
 		} else {
-			sp = x.shapePod(pod, nil, pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[i:i+1])
+			sp = x.shapePod(pod, nil, src)
 		}
 		insert(x.incomingIx, s, sp)
 		x.build(s)

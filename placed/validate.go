@@ -12,7 +12,7 @@ import (
 // Stats describes what an Index holds.
 type Stats struct {
 	Pods, Nodes    int
-	PlacedShapes   int // distinct required anti-affinity terms of placed pods
+	PlacedShapes   int // distinct terms of placed pods (and their uses)
 	IncomingShapes int // incoming pods' questions kept (at most WithMaxShapes)
 	// Pairs counts the topology pairs with a count over all shapes;
 	// ShapeBytes estimates the memory the shapes hold (their counts, terms
@@ -108,19 +108,16 @@ func (x *Index) Validate() error {
 	// Placed shapes: each placed pod's terms, their refs and counts.
 	refs, counts := map[*shape]int{}, map[*shape]Counts{}
 	for _, p := range x.pods {
-		terms, _ := matcher.CompileRequired(p.pod)
 		var want []string
-		for i := range terms.AntiAffinity {
-			if terms.AntiAffinity[i].Err() == nil {
-				want = append(want, shapeKey(placedAnti, terms.AntiAffinity[i:i+1]))
-			}
+		for _, t := range ownTerms(p.pod) {
+			want = append(want, shapeKey(t.kind, t.term.Weight, []matcher.Term{*t.term}))
 		}
-		if len(want) != len(p.anti) {
-			return fmt.Errorf("placed: pod %s has %d anti-affinity shapes, want %d", p.pod.UID, len(p.anti), len(want))
+		if len(want) != len(p.own) {
+			return fmt.Errorf("placed: pod %s has %d shapes of its own, want %d", p.pod.UID, len(p.own), len(want))
 		}
-		for i, s := range p.anti {
+		for i, s := range p.own {
 			if s.key != want[i] || x.placedShapes[s.key] != s {
-				return fmt.Errorf("placed: pod %s: anti-affinity shape %d is not its term's", p.pod.UID, i)
+				return fmt.Errorf("placed: pod %s: shape %d is not its term's", p.pod.UID, i)
 			}
 			refs[s]++
 			if counts[s] == nil {

@@ -275,7 +275,7 @@ func (x *Index) add(pod *v1.Pod) {
 	}
 	x.pods[pod.UID] = p
 	x.post(p, true)
-	for _, t := range ownTerms(pod) {
+	for _, t := range ownTerms(schedulerView(pod)) {
 		s := x.placedShape(pod, t.kind, t.term, t.src)
 		s.refs++
 		p.own = append(p.own, s)
@@ -370,6 +370,7 @@ func (x *Index) InterPodAffinity(pod *v1.Pod) (AffinityCounts, error) {
 	if pod == nil {
 		return AffinityCounts{}, errors.New("placed: nil pod")
 	}
+	pod = schedulerView(pod)
 	terms, err := compileIncoming(pod)
 	if err != nil {
 		return AffinityCounts{}, err
@@ -407,18 +408,17 @@ func (x *Index) AffinityChange(c AffinityCounts, in, pod *v1.Pod, node *v1.Node,
 	if in == nil || pod == nil {
 		return errors.New("placed: nil pod")
 	}
-	incoming, err := compileIncoming(in)
+	incoming, err := compileIncoming(schedulerView(in))
 	if err != nil {
 		return err
 	}
 	if node == nil {
 		return nil
 	}
-	own, _ := matcher.CompileRequired(pod)
 	inNS := x.nsLabels(in.Namespace)
-	for i := range own.AntiAffinity {
-		if t := &own.AntiAffinity[i]; t.Matches(in.Namespace, in.Labels, inNS) {
-			c.ExistingAntiAffinity.add(t.TopologyKey, node.Labels, d)
+	for _, t := range ownTerms(schedulerView(pod)) {
+		if t.kind == placedAnti && t.term.Matches(in.Namespace, in.Labels, inNS) {
+			c.ExistingAntiAffinity.add(t.term.TopologyKey, node.Labels, d)
 		}
 	}
 	podNS := x.nsLabels(pod.Namespace)
@@ -541,6 +541,8 @@ func (x *Index) InterPodAffinityScores(pod *v1.Pod, args ScoreArgs) (scores Scor
 	if args.IgnorePreferredTermsOfExistingPods && !hasPreferred {
 		return nil, true, nil
 	}
+	pod = schedulerView(pod)
+	a = pod.Spec.Affinity
 	terms, err := compileIncoming(pod)
 	if err != nil {
 		return nil, false, err
@@ -573,4 +575,61 @@ func (x *Index) InterPodAffinityScores(pod *v1.Pod, args ScoreArgs) (scores Scor
 	clear(x.matches)
 	x.evict()
 	return scores, len(scores) == 0, nil
+}
+
+// schedulerView returns pod as kube-scheduler v1.37.2's PodInfo reads its
+// pod affinity: the API server merges a term's matchLabelKeys and
+// mismatchLabelKeys into its labelSelector when the pod is created, and the
+// scheduler reads the labelSelector alone. (Package matcher merges them, as
+// the requeueing rules of package index do.) A pod whose terms have none is
+// returned as it is; otherwise a copy without them.
+func schedulerView(pod *v1.Pod) *v1.Pod {
+	a := pod.Spec.Affinity
+	if a == nil {
+		return pod
+	}
+	var lists [][]v1.PodAffinityTerm
+	var weighted [][]v1.WeightedPodAffinityTerm
+	if a.PodAffinity != nil {
+		lists = append(lists, a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
+		weighted = append(weighted, a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
+	}
+	if a.PodAntiAffinity != nil {
+		lists = append(lists, a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
+		weighted = append(weighted, a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
+	}
+	keyed := func(t *v1.PodAffinityTerm) bool { return len(t.MatchLabelKeys)+len(t.MismatchLabelKeys) > 0 }
+	found := false
+	for _, l := range lists {
+		for i := range l {
+			found = found || keyed(&l[i])
+		}
+	}
+	for _, l := range weighted {
+		for i := range l {
+			found = found || keyed(&l[i].PodAffinityTerm)
+		}
+	}
+	if !found {
+		return pod
+	}
+	c := pod.DeepCopy()
+	clearKeys := func(t *v1.PodAffinityTerm) { t.MatchLabelKeys, t.MismatchLabelKeys = nil, nil }
+	if pa := c.Spec.Affinity.PodAffinity; pa != nil {
+		for i := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
+			clearKeys(&pa.RequiredDuringSchedulingIgnoredDuringExecution[i])
+		}
+		for i := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
+			clearKeys(&pa.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm)
+		}
+	}
+	if pa := c.Spec.Affinity.PodAntiAffinity; pa != nil {
+		for i := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
+			clearKeys(&pa.RequiredDuringSchedulingIgnoredDuringExecution[i])
+		}
+		for i := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
+			clearKeys(&pa.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm)
+		}
+	}
+	return c
 }

@@ -24,7 +24,7 @@ type scanPod struct {
 func scanPods(pods []*v1.Pod) []scanPod {
 	s := make([]scanPod, len(pods))
 	for i, p := range pods {
-		terms, _ := matcher.CompileRequired(p)
+		terms, _ := matcher.CompileRequired(schedulerView(p))
 		s[i] = scanPod{p, terms.AntiAffinity}
 		for _, t := range terms.AntiAffinity {
 			if t.Err() != nil {
@@ -41,7 +41,7 @@ func scanPods(pods []*v1.Pod) []scanPod {
 // cost an index saves.
 func scan(pods []scanPod, nodes map[string]*v1.Node, nsLabels map[string]map[string]string, in *v1.Pod) AffinityCounts {
 	res := AffinityCounts{ExistingAntiAffinity: Counts{}, Affinity: Counts{}, AntiAffinity: Counts{}}
-	incoming, _ := matcher.CompileRequired(in)
+	incoming, _ := matcher.CompileRequired(schedulerView(in))
 	for _, sp := range pods {
 		e := sp.pod
 		n := nodes[e.Spec.NodeName]
@@ -90,7 +90,7 @@ func scanScores(pods []*v1.Pod, nodes map[string]*v1.Node, nsLabels map[string]m
 			scores[t.TopologyKey][v] += weight
 		}
 	}
-	incoming, _ := matcher.CompileTerms(in)
+	incoming, _ := matcher.CompileTerms(schedulerView(in))
 	for _, e := range pods {
 		node := nodes[e.Spec.NodeName]
 		if node == nil || len(node.Labels) == 0 {
@@ -102,7 +102,7 @@ func scanScores(pods []*v1.Pod, nodes map[string]*v1.Node, nsLabels map[string]m
 		for i := range incoming.PreferredAntiAffinity {
 			term(&incoming.PreferredAntiAffinity[i], -int64(incoming.PreferredAntiAffinity[i].Weight), e.Namespace, e.Labels, nsLabels[e.Namespace], node)
 		}
-		for _, t := range ownTerms(e) {
+		for _, t := range ownTerms(schedulerView(e)) {
 			var w int64
 			switch t.kind {
 			case placedAffinity:
@@ -292,6 +292,9 @@ func (w *world) check(t *testing.T, what string) {
 	}
 	if wantScores, wantSkip := scanScores(slicesOf(w.pods), w.nodes, w.nsLabels, in, args); gotSkip != wantSkip || fmt.Sprint(gotScores) != fmt.Sprint(wantScores) {
 		t.Fatalf("%s: scores %v (skip %v), want %v (skip %v)", what, gotScores, gotSkip, wantScores, wantSkip)
+	}
+	if err := w.x.Validate(); err != nil {
+		t.Fatalf("%s, after the questions: %v", what, err)
 	}
 	want := scan(scanPods(slicesOf(w.pods)), w.nodes, w.nsLabels, in)
 	for _, c := range []struct {

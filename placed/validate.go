@@ -109,7 +109,7 @@ func (x *Index) Validate() error {
 	refs, counts := map[*shape]int{}, map[*shape]Counts{}
 	for _, p := range x.pods {
 		var want []string
-		for _, t := range ownTerms(p.pod) {
+		for _, t := range ownTerms(schedulerView(p.pod)) {
 			want = append(want, shapeKey(t.kind, t.term.Weight, []matcher.Term{*t.term}))
 		}
 		if len(want) != len(p.own) {

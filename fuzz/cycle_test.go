@@ -1,6 +1,8 @@
 package fuzz
 
 import (
+	"fmt"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -446,6 +448,531 @@ func TestCycleAffinityAddRemovePod(t *testing.T) {
 			want := AffinityPreFilter{ExistingAntiAffinity: tc.wantExistingAntiAffi, Affinity: tc.wantAffinity, AntiAffinity: tc.wantAntiAffinity}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("AffinityPreFilter() (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// cySpreadWant is what the ported PodTopologySpread cases expect of one
+// constraint: upstream's topologySpreadConstraint fields (but the selector),
+// its TpValueToMatchNum map and its critical paths' MatchNums. Zero
+// MinDomains and empty policies stand for the defaults (1, Honor, Ignore).
+type cySpreadWant struct {
+	key        string
+	maxSkew    int32
+	minDomains int32
+	nap, ntp   v1.NodeInclusionPolicy
+	counts     map[string]int
+	paths      [2]int
+}
+
+func (w cySpreadWant) normalized() cySpreadWant {
+	if w.minDomains == 0 {
+		w.minDomains = 1
+	}
+	if w.nap == "" {
+		w.nap = v1.NodeInclusionPolicyHonor
+	}
+	if w.ntp == "" {
+		w.ntp = v1.NodeInclusionPolicyIgnore
+	}
+	if w.maxSkew == 0 {
+		w.maxSkew = 1
+	}
+	return w
+}
+
+func cyGotSpread(c SpreadFilterConstraint) cySpreadWant {
+	return cySpreadWant{
+		key: c.TopologyKey, maxSkew: c.MaxSkew, minDomains: c.MinDomains, nap: c.NodeAffinityPolicy, ntp: c.NodeTaintsPolicy,
+		counts: c.Counts, paths: [2]int{c.MinMatch, c.SecondMatch},
+	}
+}
+
+// cyZoneNodes are the four nodes most of upstream's spread cases use.
+func cyZoneNodes() []*v1.Node {
+	return []*v1.Node{
+		cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+		cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+		cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+		cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+	}
+}
+
+// cyFooPods are the placed pods of several upstream cases: two foo pods on
+// node-a, one on node-b, n on node-y.
+func cyFooPods(n int, value string) []*v1.Pod {
+	pods := []*v1.Pod{
+		cyMakePod().Name("p-a1").Node("node-a").Label("foo", value).Obj(),
+		cyMakePod().Name("p-a2").Node("node-a").Label("foo", value).Obj(),
+		cyMakePod().Name("p-b1").Node("node-b").Label("foo", value).Obj(),
+	}
+	for i := range n {
+		pods = append(pods, cyMakePod().Name(fmt.Sprintf("p-y%d", i+1)).Node("node-y").Label("foo", value).Obj())
+	}
+	return pods
+}
+
+// cyBarNodePods are the nodes' placed pods of upstream's inclusion-policy
+// cases: bar pods, one on node-a and two on node-b, and an unlabelled one on
+// node-c.
+func cyBarNodePods() []*v1.Pod {
+	return []*v1.Pod{
+		cyMakePod().Name("p-a").Node("node-a").Label("bar", "").Obj(),
+		cyMakePod().Name("p-b").Node("node-b").Label("bar", "").Obj(),
+		cyMakePod().Name("p-c").Node("node-b").Label("bar", "").Obj(),
+		cyMakePod().Name("p-d").Node("node-c").Obj(),
+	}
+}
+
+// TestCycleSpreadPreFilter ports podtopologyspread's TestPreFilterState.
+// Upstream runs each case with the NodeInclusionPolicyInPodTopologySpread and
+// MatchLabelKeysInPodTopologySpread gates as the case sets them (off unless
+// it says otherwise); the reference computes v1.37.2's defaults (both on).
+// The cases whose expected state does not depend on that are ported; the
+// others are listed at the end of the table with why they are skipped.
+func TestCycleSpreadPreFilter(t *testing.T) {
+	fooSelector := cyMakeSelector().Exists("foo").Obj()
+	barSelector := cyMakeSelector().Exists("bar").Obj()
+	ignore, honor := v1.NodeInclusionPolicyIgnore, v1.NodeInclusionPolicyHonor
+	taints := []v1.Taint{{Key: v1.TaintNodeUnschedulable, Value: "", Effect: v1.TaintEffectNoSchedule}}
+	nodeABC := func(aFoo, bFoo bool, cTaint bool) []*v1.Node {
+		a := cyMakeNode().Name("node-a").Label("node", "node-a")
+		b := cyMakeNode().Name("node-b").Label("node", "node-b")
+		c := cyMakeNode().Name("node-c").Label("node", "node-c").Label("bar", "")
+		if aFoo {
+			a.Label("foo", "")
+		}
+		if bFoo {
+			b.Label("foo", "")
+		}
+		if cTaint {
+			c.Taints(taints)
+		}
+		return []*v1.Node{a.Obj(), b.Obj(), c.Obj()}
+	}
+	const maxInt32 = math.MaxInt32
+
+	tests := []struct {
+		name  string
+		pod   *v1.Pod
+		nodes []*v1.Node
+		pods  []*v1.Pod
+		want  []cySpreadWant // nil: upstream's Skip
+		skip  string
+	}{
+		{
+			name: "TestPreFilterState/clean cluster with one spreadConstraint",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(5, "zone", v1.DoNotSchedule, cyMakeSelector().Label("foo", "bar").Obj(), nil, nil, nil, nil).Obj(),
+			nodes: cyZoneNodes(),
+			want:  []cySpreadWant{{key: "zone", maxSkew: 5, counts: map[string]int{"zone1": 0, "zone2": 0}, paths: [2]int{0, 0}}},
+		},
+		{
+			name:  "TestPreFilterState/normal case with one spreadConstraint",
+			pod:   cyMakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).Obj(),
+			nodes: cyZoneNodes(),
+			pods:  cyFooPods(2, ""),
+			want:  []cySpreadWant{{key: "zone", counts: map[string]int{"zone1": 3, "zone2": 2}, paths: [2]int{2, 3}}},
+		},
+		{
+			name:  "TestPreFilterState/normal case with null label selector",
+			pod:   cyMakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", v1.DoNotSchedule, nil, nil, nil, nil, nil).Obj(),
+			nodes: cyZoneNodes(),
+			pods:  cyFooPods(2, ""),
+			want:  []cySpreadWant{{key: "zone", counts: map[string]int{"zone1": 0, "zone2": 0}, paths: [2]int{0, 0}}},
+		},
+		{
+			name: "TestPreFilterState/normal case with one spreadConstraint, on a 3-zone cluster",
+			pod:  cyMakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).Obj(),
+			nodes: append(cyZoneNodes(),
+				cyMakeNode().Name("node-o").Label("zone", "zone3").Label("node", "node-o").Obj(),
+				cyMakeNode().Name("node-p").Label("zone", "zone3").Label("node", "node-p").Obj()),
+			pods: cyFooPods(2, ""),
+			want: []cySpreadWant{{key: "zone", counts: map[string]int{"zone1": 3, "zone2": 2, "zone3": 0}, paths: [2]int{0, 2}}},
+		},
+		{
+			name:  "TestPreFilterState/namespace mismatch doesn't count",
+			pod:   cyMakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).Obj(),
+			nodes: cyZoneNodes(),
+			pods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Namespace("ns1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Namespace("ns2").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y2").Node("node-y").Label("foo", "").Obj(),
+			},
+			want: []cySpreadWant{{key: "zone", counts: map[string]int{"zone1": 2, "zone2": 1}, paths: [2]int{1, 2}}},
+		},
+		{
+			name: "TestPreFilterState/normal case with two spreadConstraints",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).Obj(),
+			nodes: cyZoneNodes(),
+			pods:  cyFooPods(4, ""),
+			want: []cySpreadWant{
+				{key: "zone", counts: map[string]int{"zone1": 3, "zone2": 4}, paths: [2]int{3, 4}},
+				{key: "node", counts: map[string]int{"node-a": 2, "node-b": 1, "node-x": 0, "node-y": 4}, paths: [2]int{0, 1}},
+			},
+		},
+		{
+			name: "TestPreFilterState/soft spreadConstraints should be bypassed",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "zone", v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "node", v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			pods: cyFooPods(4, ""),
+			want: []cySpreadWant{
+				{key: "zone", counts: map[string]int{"zone1": 3, "zone2": 4}, paths: [2]int{3, 4}},
+				{key: "node", counts: map[string]int{"node-a": 2, "node-b": 1, "node-y": 4}, paths: [2]int{1, 2}},
+			},
+		},
+		{
+			name: "TestPreFilterState/different labelSelectors - simple version",
+			pod: cyMakePod().Name("p").Label("foo", "").Label("bar", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, nil, nil, nil, nil).Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			pods: []*v1.Pod{
+				cyMakePod().Name("p-a").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b").Node("node-b").Label("bar", "").Obj(),
+			},
+			want: []cySpreadWant{
+				{key: "zone", counts: map[string]int{"zone1": 1, "zone2": 0}, paths: [2]int{0, 1}},
+				{key: "node", counts: map[string]int{"node-a": 0, "node-b": 1, "node-y": 0}, paths: [2]int{0, 0}},
+			},
+		},
+		{
+			name: "TestPreFilterState/different labelSelectors - complex pods",
+			pod: cyMakePod().Name("p").Label("foo", "").Label("bar", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, nil, nil, nil, nil).Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			pods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Label("bar", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y2").Node("node-y").Label("foo", "").Label("bar", "").Obj(),
+				cyMakePod().Name("p-y3").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y4").Node("node-y").Label("foo", "").Label("bar", "").Obj(),
+			},
+			want: []cySpreadWant{
+				{key: "zone", counts: map[string]int{"zone1": 3, "zone2": 4}, paths: [2]int{3, 4}},
+				{key: "node", counts: map[string]int{"node-a": 1, "node-b": 0, "node-y": 2}, paths: [2]int{0, 1}},
+			},
+		},
+		{
+			// Upstream runs it with the inclusion-policy gate off, where the
+			// pod's node affinity filters every node; the default Honor policy
+			// gives the same counts.
+			name: "TestPreFilterState/two spreadConstraints, and with podAffinity",
+			pod: cyMakePod().Name("p").Label("foo", "").NodeAffinityNotIn("node", []string{"node-x"}).
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).Obj(),
+			nodes: cyZoneNodes(),
+			pods:  cyFooPods(4, ""),
+			want: []cySpreadWant{
+				{key: "zone", counts: map[string]int{"zone1": 3, "zone2": 4}, paths: [2]int{3, 4}},
+				{key: "node", counts: map[string]int{"node-a": 2, "node-b": 1, "node-y": 4}, paths: [2]int{1, 2}},
+			},
+		},
+		{
+			name: "TestPreFilterState/TpKeyToDomainsNum is calculated when MinDomains is enabled",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).Obj(),
+			nodes: cyZoneNodes(),
+			pods:  cyFooPods(4, ""),
+			want: []cySpreadWant{
+				{key: "zone", counts: map[string]int{"zone1": 3, "zone2": 4}, paths: [2]int{3, 4}},
+				{key: "node", counts: map[string]int{"node-a": 2, "node-b": 1, "node-x": 0, "node-y": 4}, paths: [2]int{0, 1}},
+			},
+		},
+		{
+			// Gate off upstream: node affinity filters nodes, as Honor does.
+			name:  "TestPreFilterState/feature gate disabled with NodeAffinityPolicy",
+			pod:   cyMakePod().Name("p").Label("foo", "").NodeSelector(map[string]string{"foo": ""}).SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, nil, nil, nil, nil).Obj(),
+			nodes: nodeABC(true, true, false),
+			pods:  cyBarNodePods(),
+			want:  []cySpreadWant{{key: "node", counts: map[string]int{"node-a": 1, "node-b": 2}, paths: [2]int{1, 2}}},
+		},
+		{
+			name:  "TestPreFilterState/NodeAffinityPolicy honored with labelSelectors",
+			pod:   cyMakePod().Name("p").Label("foo", "").NodeSelector(map[string]string{"foo": ""}).SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, nil, nil, nil, nil).Obj(),
+			nodes: nodeABC(true, true, false),
+			pods:  cyBarNodePods(),
+			want:  []cySpreadWant{{key: "node", counts: map[string]int{"node-a": 1, "node-b": 2}, paths: [2]int{1, 2}}},
+		},
+		{
+			name:  "TestPreFilterState/NodeAffinityPolicy ignored with labelSelectors",
+			pod:   cyMakePod().Name("p").Label("foo", "").NodeSelector(map[string]string{"foo": ""}).SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, nil, &ignore, nil, nil).Obj(),
+			nodes: nodeABC(true, true, false),
+			pods:  cyBarNodePods(),
+			want:  []cySpreadWant{{key: "node", nap: ignore, counts: map[string]int{"node-a": 1, "node-b": 2, "node-c": 0}, paths: [2]int{0, 1}}},
+		},
+		{
+			name:  "TestPreFilterState/NodeAffinityPolicy honored with nodeAffinity",
+			pod:   cyMakePod().Name("p").Label("foo", "").NodeAffinityIn("foo", []string{""}).SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, nil, nil, nil, nil).Obj(),
+			nodes: nodeABC(true, true, false),
+			pods:  cyBarNodePods(),
+			want:  []cySpreadWant{{key: "node", counts: map[string]int{"node-a": 1, "node-b": 2}, paths: [2]int{1, 2}}},
+		},
+		{
+			name:  "TestPreFilterState/NodeAffinityPolicy ignored with nodeAffinity",
+			pod:   cyMakePod().Name("p").Label("foo", "").NodeAffinityIn("foo", []string{""}).SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, nil, &ignore, nil, nil).Obj(),
+			nodes: nodeABC(true, true, false),
+			pods:  cyBarNodePods(),
+			want:  []cySpreadWant{{key: "node", nap: ignore, counts: map[string]int{"node-a": 1, "node-b": 2, "node-c": 0}, paths: [2]int{0, 1}}},
+		},
+		{
+			// Gate off upstream: taints are not looked at, as under Ignore.
+			name:  "TestPreFilterState/feature gate disabled with NodeTaintsPolicy",
+			pod:   cyMakePod().Name("p").Label("foo", "").SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, nil, nil, nil, nil).Obj(),
+			nodes: nodeABC(false, false, true),
+			pods:  cyBarNodePods(),
+			want:  []cySpreadWant{{key: "node", counts: map[string]int{"node-a": 1, "node-b": 2, "node-c": 0}, paths: [2]int{0, 1}}},
+		},
+		{
+			name:  "TestPreFilterState/NodeTaintsPolicy ignored",
+			pod:   cyMakePod().Name("p").Label("foo", "").SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, nil, nil, nil, nil).Obj(),
+			nodes: nodeABC(false, false, true),
+			pods:  cyBarNodePods(),
+			want:  []cySpreadWant{{key: "node", counts: map[string]int{"node-a": 1, "node-b": 2, "node-c": 0}, paths: [2]int{0, 1}}},
+		},
+		{
+			name:  "TestPreFilterState/NodeTaintsPolicy honored",
+			pod:   cyMakePod().Name("p").Label("foo", "").SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, nil, nil, &honor, nil).Obj(),
+			nodes: nodeABC(false, false, true),
+			pods:  cyBarNodePods(),
+			want:  []cySpreadWant{{key: "node", ntp: honor, counts: map[string]int{"node-a": 1, "node-b": 2}, paths: [2]int{1, 2}}},
+		},
+		{
+			name:  "TestPreFilterState/NodeTaintsPolicy honored with tolerated taints",
+			pod:   cyMakePod().Name("p").Label("foo", "").Toleration(v1.TaintNodeUnschedulable).SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, nil, nil, &honor, nil).Obj(),
+			nodes: nodeABC(false, false, true),
+			pods:  cyBarNodePods(),
+			want:  []cySpreadWant{{key: "node", ntp: honor, counts: map[string]int{"node-a": 1, "node-b": 2, "node-c": 0}, paths: [2]int{0, 1}}},
+		},
+		{
+			name: "TestPreFilterState/two node inclusion Constraints, zone: honor/ignore, node: ignore/ignore",
+			pod: cyMakePod().Name("p").Label("foo", "").NodeSelector(map[string]string{"foo": ""}).
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, &ignore, nil, nil).Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Label("foo", "").Obj(),
+			},
+			pods: []*v1.Pod{
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b2").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-x1").Node("node-x").Label("foo", "").Obj(),
+			},
+			want: []cySpreadWant{
+				{key: "zone", counts: map[string]int{"zone1": 0, "zone2": 1}, paths: [2]int{0, 1}},
+				{key: "node", nap: ignore, counts: map[string]int{"node-a": 0, "node-b": 2, "node-x": 1}, paths: [2]int{0, 1}},
+			},
+		},
+		{
+			name: "TestPreFilterState/two node inclusion Constraints, zone: honor/honor, node: honor/ignore",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, &honor, nil).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Taints(taints).Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Label("foo", "").Obj(),
+			},
+			pods: []*v1.Pod{
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b2").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-x1").Node("node-x").Label("foo", "").Obj(),
+			},
+			want: []cySpreadWant{
+				{key: "zone", ntp: honor, counts: map[string]int{"zone1": 0, "zone2": 1}, paths: [2]int{0, 1}},
+				{key: "node", counts: map[string]int{"node-a": 0, "node-b": 2, "node-x": 1}, paths: [2]int{0, 1}},
+			},
+		},
+		{
+			name: "TestPreFilterState/two node inclusion Constraints, zone: honor/ignore, node: honor/ignore",
+			pod: cyMakePod().Name("p").Label("foo", "").NodeSelector(map[string]string{"foo": ""}).
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Label("foo", "").Taints(taints).Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			pods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-x1").Node("node-x").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+			},
+			want: []cySpreadWant{
+				{key: "zone", counts: map[string]int{"zone1": 0, "zone2": 1}, paths: [2]int{0, 1}},
+				{key: "node", counts: map[string]int{"node-b": 0, "node-x": 1}, paths: [2]int{0, 1}},
+			},
+		},
+		{
+			name: "TestPreFilterState/two node inclusion Constraints, zone: ignore/ignore, node: honor/honor",
+			pod: cyMakePod().Name("p").Label("foo", "").NodeSelector(map[string]string{"foo": ""}).
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, &ignore, nil, nil).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, nil, &honor, nil).Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Label("foo", "").Taints(taints).Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Label("foo", "").Obj(),
+			},
+			pods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-x1").Node("node-x").Label("foo", "").Obj(),
+				cyMakePod().Name("p-x2").Node("node-x").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+			},
+			want: []cySpreadWant{
+				{key: "zone", nap: ignore, counts: map[string]int{"zone1": 2, "zone2": 3}, paths: [2]int{2, 3}},
+				{key: "node", ntp: honor, counts: map[string]int{"node-x": 2, "node-y": 1}, paths: [2]int{1, 2}},
+			},
+		},
+		{
+			name: "TestPreFilterState/matchLabelKeys ANDed with LabelSelector when LabelSelector isn't empty",
+			pod: cyMakePod().Name("p").Label("foo", "").Label("bar", "a").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, []string{"bar"}).Obj(),
+			nodes: cyZoneNodes(),
+			pods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Label("bar", "a").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Label("bar", "a").Obj(),
+				cyMakePod().Name("p-y2").Node("node-y").Label("bar", "").Obj(),
+			},
+			want: []cySpreadWant{{key: "zone", counts: map[string]int{"zone1": 1, "zone2": 1}, paths: [2]int{1, 1}}},
+		},
+		{
+			// `{}` counts nothing, but with matchLabelKeys merged it is no
+			// longer empty and counts foo=a pods.
+			name: "TestPreFilterState/matchLabelKeys ANDed with LabelSelector when LabelSelector is empty",
+			pod: cyMakePod().Name("p").Label("foo", "a").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, cyMakeSelector().Obj(), nil, nil, nil, []string{"foo"}).Obj(),
+			nodes: cyZoneNodes(),
+			pods:  cyFooPods(2, "a"),
+			want:  []cySpreadWant{{key: "zone", counts: map[string]int{"zone1": 3, "zone2": 2}, paths: [2]int{2, 3}}},
+		},
+		{
+			name: "TestPreFilterState/key in matchLabelKeys is ignored when LabelSelector is nil when feature gate enabled",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, nil, nil, nil, nil, []string{"bar"}).Obj(),
+			nodes: cyZoneNodes(),
+			pods:  cyFooPods(2, "a"),
+			want:  []cySpreadWant{{key: "zone", counts: map[string]int{"zone1": 0, "zone2": 0}, paths: [2]int{0, 0}}},
+		},
+		{
+			// Upstream runs it with the matchLabelKeys gate off; the pod lacks
+			// the key, so the gate makes no difference.
+			name: "TestPreFilterState/no pod is matched when LabelSelector is nil when feature gate disabled",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, nil, nil, nil, nil, []string{"bar"}).Obj(),
+			nodes: cyZoneNodes(),
+			pods:  cyFooPods(2, "a"),
+			want:  []cySpreadWant{{key: "zone", counts: map[string]int{"zone1": 0, "zone2": 0}, paths: [2]int{0, 0}}},
+		},
+		{
+			name: "TestPreFilterState/key in matchLabelKeys is ignored when it isn't exist in pod.labels",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, []string{"bar"}).Obj(),
+			nodes: cyZoneNodes(),
+			pods:  cyFooPods(2, "a"),
+			want:  []cySpreadWant{{key: "zone", counts: map[string]int{"zone1": 3, "zone2": 2}, paths: [2]int{2, 3}}},
+		},
+		{
+			name: "TestPreFilterState/two spreadConstraints with the same topologyKey",
+			pod: cyMakePod().Name("p").Label("foo", "").Label("bar", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, barSelector, nil, nil, nil, nil).Obj(),
+			nodes: cyZoneNodes(),
+			pods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Label("bar", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-x1").Node("node-x").Label("bar", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Label("bar", "").Obj(),
+				cyMakePod().Name("p-y2").Node("node-y").Label("bar", "").Obj(),
+			},
+			want: []cySpreadWant{
+				{key: "zone", counts: map[string]int{"zone1": 2, "zone2": 1}, paths: [2]int{1, 2}},
+				{key: "zone", counts: map[string]int{"zone1": 1, "zone2": 3}, paths: [2]int{1, 3}},
+			},
+		},
+		{
+			name:  "TestPreFilterState/skip if not specified",
+			pod:   cyMakePod().Name("p").Label("foo", "").Obj(),
+			nodes: []*v1.Node{cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj()},
+			want:  nil,
+		},
+		{
+			name: "TestPreFilterState/matchLabelKeys ignored when feature gate disabled",
+			skip: "upstream runs it with MatchLabelKeysInPodTopologySpread off; v1.37.2's default is on",
+		},
+		{
+			name: "TestPreFilterState/default constraints and a service",
+			skip: "default (cluster-level) constraints are not derived by the reference",
+		},
+		{
+			name: "TestPreFilterState/default constraints and a service that doesn't match",
+			skip: "default (cluster-level) constraints are not derived by the reference",
+		},
+		{
+			// The service only matters for default constraints, which a pod
+			// with constraints of its own does not get. No nodes: no domain.
+			name: "TestPreFilterState/default constraints and a service, but pod has constraints",
+			pod: cyMakePod().Name("p").Label("foo", "bar").Label("baz", "tar").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, cyMakeSelector().Label("baz", "tar").Obj(), nil, nil, nil, nil).
+				SpreadConstraint(2, "planet", v1.ScheduleAnyway, cyMakeSelector().Label("fot", "rok").Obj(), nil, nil, nil, nil).Obj(),
+			want: []cySpreadWant{{key: "zone", counts: map[string]int{}, paths: [2]int{maxInt32, maxInt32}}},
+		},
+		{
+			name: "TestPreFilterState/default soft constraints and a service",
+			skip: "default (cluster-level) constraints are not derived by the reference",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.skip != "" {
+				t.Skip(tc.skip)
+			}
+			c := &Cycle{Nodes: tc.nodes, Pods: tc.pods}
+			got, err := c.SpreadPreFilter(tc.pod)
+			if err != nil {
+				t.Fatalf("SpreadPreFilter() = %v", err)
+			}
+			var gotW, want []cySpreadWant
+			for _, g := range got {
+				gotW = append(gotW, cyGotSpread(g))
+			}
+			for _, w := range tc.want {
+				want = append(want, w.normalized())
+			}
+			if diff := cmp.Diff(want, gotW, cmp.AllowUnexported(cySpreadWant{})); diff != "" {
+				t.Errorf("SpreadPreFilter() (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -2034,3 +2034,198 @@ func TestCycleAffinityPreScoreHardWeight(t *testing.T) {
 		})
 	}
 }
+
+// cySpreadScoreWant is what the ported PreScore cases expect of one
+// constraint; zero MinDomains, MaxSkew and empty policies stand for the
+// defaults, as in cySpreadWant.
+type cySpreadScoreWant struct {
+	key      string
+	maxSkew  int32
+	nap, ntp v1.NodeInclusionPolicy
+	counts   map[string]int64
+	// domains is the argument of upstream's topologyNormalizingWeight.
+	domains int
+}
+
+// TestCycleSpreadPreScoreEmptyNodes ports podtopologyspread's
+// TestPreScoreStateEmptyNodes: the filtered nodes are all the nodes, and no
+// pod is placed.
+func TestCycleSpreadPreScoreEmptyNodes(t *testing.T) {
+	fooSelector := cyMakeSelector().Exists("foo").Obj()
+	barSelector := cyMakeSelector().Exists("bar").Obj()
+	ignore, honor := v1.NodeInclusionPolicyIgnore, v1.NodeInclusionPolicyHonor
+	taints := []v1.Taint{{Key: v1.TaintNodeUnschedulable, Value: "", Effect: v1.TaintEffectNoSchedule}}
+	policyNodes := func(xTaint bool) []*v1.Node {
+		x := cyMakeNode().Name("node-x").Label("zone", "zone2").Label(v1.LabelHostname, "node-x")
+		if xTaint {
+			x.Taints(taints)
+		}
+		return []*v1.Node{
+			cyMakeNode().Name("node-a").Label("zone", "zone1").Label("foo", "").Label(v1.LabelHostname, "node-a").Obj(),
+			cyMakeNode().Name("node-b").Label("zone", "zone1").Label("foo", "").Label(v1.LabelHostname, "node-b").Obj(),
+			x.Obj(),
+		}
+	}
+	zones := map[string]int64{"zone1": 0, "zone2": 0}
+
+	tests := []struct {
+		name        string
+		pod         *v1.Pod
+		nodes       []*v1.Node
+		want        []cySpreadScoreWant
+		wantIgnored []string
+		skip        string
+	}{
+		{
+			name: "TestPreScoreStateEmptyNodes/normal case",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "zone", v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, v1.LabelHostname, v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label(v1.LabelHostname, "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label(v1.LabelHostname, "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label(v1.LabelHostname, "node-x").Obj(),
+			},
+			want: []cySpreadScoreWant{
+				{key: "zone", counts: zones, domains: 2},
+				{key: v1.LabelHostname, counts: map[string]int64{}, domains: 3},
+			},
+		},
+		{
+			name: "TestPreScoreStateEmptyNodes/null selector",
+			pod:  cyMakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", v1.ScheduleAnyway, nil, nil, nil, nil, nil).Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label(v1.LabelHostname, "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label(v1.LabelHostname, "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label(v1.LabelHostname, "node-x").Obj(),
+			},
+			want: []cySpreadScoreWant{{key: "zone", counts: zones, domains: 2}},
+		},
+		{
+			name: "TestPreScoreStateEmptyNodes/node-x doesn't have label zone",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "zone", v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, v1.LabelHostname, v1.ScheduleAnyway, barSelector, nil, nil, nil, nil).Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label(v1.LabelHostname, "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label(v1.LabelHostname, "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label(v1.LabelHostname, "node-x").Obj(),
+			},
+			want: []cySpreadScoreWant{
+				{key: "zone", counts: map[string]int64{"zone1": 0}, domains: 1},
+				{key: v1.LabelHostname, counts: map[string]int64{}, domains: 2},
+			},
+			wantIgnored: []string{"node-x"},
+		},
+		{
+			name: "TestPreScoreStateEmptyNodes/system default constraints and a replicaset",
+			skip: "default (cluster-level) constraints are not derived by the reference",
+		},
+		{
+			name: "TestPreScoreStateEmptyNodes/default constraints and a replicaset",
+			skip: "default (cluster-level) constraints are not derived by the reference",
+		},
+		{
+			// The replica set and the default constraints only matter for a pod
+			// without constraints of its own.
+			name: "TestPreScoreStateEmptyNodes/default constraints and a replicaset, but pod has constraints",
+			pod: cyMakePod().Name("p").Namespace("default").Label("foo", "bar").Label("baz", "sup").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, barSelector, nil, nil, nil, nil).
+				SpreadConstraint(2, "planet", v1.ScheduleAnyway, cyMakeSelector().Label("baz", "sup").Obj(), nil, nil, nil, nil).Obj(),
+			nodes: []*v1.Node{cyMakeNode().Name("node-a").Label("planet", "mars").Label("galaxy", "andromeda").Obj()},
+			want:  []cySpreadScoreWant{{key: "planet", maxSkew: 2, counts: map[string]int64{"mars": 0}, domains: 1}},
+		},
+		{
+			// Domains come from the filtered nodes whatever the policies:
+			// node-x, which the pod's node selector excludes, still gives zone2.
+			name:  "TestPreScoreStateEmptyNodes/NodeAffinityPolicy honored with labelSelectors",
+			pod:   cyMakePod().Name("p").Label("foo", "").NodeSelector(map[string]string{"foo": ""}).SpreadConstraint(1, "zone", v1.ScheduleAnyway, barSelector, nil, nil, nil, nil).Obj(),
+			nodes: policyNodes(false),
+			want:  []cySpreadScoreWant{{key: "zone", counts: zones, domains: 2}},
+		},
+		{
+			name:  "TestPreScoreStateEmptyNodes/NodeAffinityPolicy ignored with labelSelectors",
+			pod:   cyMakePod().Name("p").Label("foo", "").NodeSelector(map[string]string{"foo": ""}).SpreadConstraint(1, "zone", v1.ScheduleAnyway, barSelector, nil, &ignore, nil, nil).Obj(),
+			nodes: policyNodes(false),
+			want:  []cySpreadScoreWant{{key: "zone", nap: ignore, counts: zones, domains: 2}},
+		},
+		{
+			name:  "TestPreScoreStateEmptyNodes/NodeAffinityPolicy honored with nodeAffinity",
+			pod:   cyMakePod().Name("p").Label("foo", "").NodeAffinityIn("foo", []string{""}).SpreadConstraint(1, "zone", v1.ScheduleAnyway, barSelector, nil, nil, nil, nil).Obj(),
+			nodes: policyNodes(false),
+			want:  []cySpreadScoreWant{{key: "zone", counts: zones, domains: 2}},
+		},
+		{
+			name:  "TestPreScoreStateEmptyNodes/NodeAffinityPolicy ignored with nodeAffinity",
+			pod:   cyMakePod().Name("p").Label("foo", "").NodeAffinityIn("foo", []string{""}).SpreadConstraint(1, "zone", v1.ScheduleAnyway, barSelector, nil, &ignore, nil, nil).Obj(),
+			nodes: policyNodes(false),
+			want:  []cySpreadScoreWant{{key: "zone", nap: ignore, counts: zones, domains: 2}},
+		},
+		{
+			name:  "TestPreScoreStateEmptyNodes/NodeTaintsPolicy honored",
+			pod:   cyMakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", v1.ScheduleAnyway, barSelector, nil, nil, &honor, nil).Obj(),
+			nodes: policyNodes(true),
+			want:  []cySpreadScoreWant{{key: "zone", ntp: honor, counts: zones, domains: 2}},
+		},
+		{
+			name:  "TestPreScoreStateEmptyNodes/NodeTaintsPolicy ignored",
+			pod:   cyMakePod().Name("p").Label("foo", "").SpreadConstraint(1, "zone", v1.ScheduleAnyway, barSelector, nil, nil, nil, nil).Obj(),
+			nodes: policyNodes(true),
+			want:  []cySpreadScoreWant{{key: "zone", counts: zones, domains: 2}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.skip != "" {
+				t.Skip(tc.skip)
+			}
+			c := &Cycle{Nodes: tc.nodes}
+			var filtered []string
+			for _, n := range tc.nodes {
+				filtered = append(filtered, n.Name)
+			}
+			got, ok, err := c.SpreadPreScore(tc.pod, filtered)
+			if err != nil || !ok {
+				t.Fatalf("SpreadPreScore() = ok %v, err %v; want a state", ok, err)
+			}
+			cyCheckSpreadPreScore(t, got, tc.want, tc.wantIgnored)
+		})
+	}
+}
+
+// cyCheckSpreadPreScore compares a SpreadPreScore with an upstream case's
+// expected preScoreState.
+func cyCheckSpreadPreScore(t *testing.T, got SpreadPreScore, want []cySpreadScoreWant, wantIgnored []string) {
+	t.Helper()
+	type view struct {
+		Key               string
+		MaxSkew           int32
+		MinDomains        int32
+		NAP, NTP          v1.NodeInclusionPolicy
+		Counts            map[string]int64
+		NormalizingWeight float64
+	}
+	var gotV, wantV []view
+	for _, c := range got.Constraints {
+		gotV = append(gotV, view{c.TopologyKey, c.MaxSkew, c.MinDomains, c.NodeAffinityPolicy, c.NodeTaintsPolicy, c.Counts, c.NormalizingWeight})
+	}
+	for _, w := range want {
+		v := view{Key: w.key, MaxSkew: w.maxSkew, MinDomains: 1, NAP: w.nap, NTP: w.ntp, Counts: w.counts, NormalizingWeight: math.Log(float64(w.domains + 2))}
+		if v.MaxSkew == 0 {
+			v.MaxSkew = 1
+		}
+		if v.NAP == "" {
+			v.NAP = v1.NodeInclusionPolicyHonor
+		}
+		if v.NTP == "" {
+			v.NTP = v1.NodeInclusionPolicyIgnore
+		}
+		wantV = append(wantV, v)
+	}
+	if diff := cmp.Diff(wantV, gotV); diff != "" {
+		t.Errorf("SpreadPreScore().Constraints (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantIgnored, got.IgnoredNodes); diff != "" {
+		t.Errorf("SpreadPreScore().IgnoredNodes (-want +got):\n%s", diff)
+	}
+}

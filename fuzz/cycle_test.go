@@ -3,11 +3,13 @@ package fuzz
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
 // The tests in this file re-create kube-scheduler v1.37.2's own test cases
@@ -2227,5 +2229,853 @@ func cyCheckSpreadPreScore(t *testing.T, got SpreadPreScore, want []cySpreadScor
 	}
 	if diff := cmp.Diff(wantIgnored, got.IgnoredNodes); diff != "" {
 		t.Errorf("SpreadPreScore().IgnoredNodes (-want +got):\n%s", diff)
+	}
+}
+
+// cySpreadScores turns a SpreadPreScore into the filtered nodes' normalized
+// scores as PodTopologySpread's Score and NormalizeScore do: an ignored node
+// scores 0; otherwise, per constraint whose key the node carries, the count
+// (its domain's, or for the hostname key its own matching pods, with no
+// inclusion policy) times the normalizing weight plus maxSkew-1, rounded;
+// then 100 × (max + min - score) / max, or 100 for all when max is 0.
+func cySpreadScores(c *Cycle, p *v1.Pod, s SpreadPreScore, filtered []*v1.Node) []cyNodeScore {
+	pods := map[string][]*v1.Pod{}
+	for _, q := range c.Pods {
+		pods[q.Spec.NodeName] = append(pods[q.Spec.NodeName], q)
+	}
+	var out []cyNodeScore
+	for _, n := range filtered {
+		if slices.Contains(s.IgnoredNodes, n.Name) {
+			out = append(out, cyNodeScore{Name: n.Name, Score: -1})
+			continue
+		}
+		var f float64
+		for _, sc := range s.Constraints {
+			v, ok := n.Labels[sc.TopologyKey]
+			if !ok {
+				continue
+			}
+			cnt := sc.Counts[v]
+			if sc.TopologyKey == v1.LabelHostname {
+				cnt = int64(countMatching(pods[n.Name], sc.Selector, p.Namespace))
+			}
+			f += float64(cnt)*sc.NormalizingWeight + float64(sc.MaxSkew-1)
+		}
+		out = append(out, cyNodeScore{Name: n.Name, Score: int64(math.Round(f))})
+	}
+	lo, hi := int64(math.MaxInt64), int64(0)
+	for _, s := range out {
+		if s.Score != -1 {
+			lo, hi = min(lo, s.Score), max(hi, s.Score)
+		}
+	}
+	for i := range out {
+		switch {
+		case out[i].Score == -1:
+			out[i].Score = 0
+		case hi == 0:
+			out[i].Score = cyMaxNodeScore
+		default:
+			out[i].Score = cyMaxNodeScore * (hi + lo - out[i].Score) / hi
+		}
+	}
+	return out
+}
+
+// TestCycleSpreadScore ports podtopologyspread's TestPodTopologySpreadScore:
+// its data and expected scores are upstream's, the reference's PreScore
+// state is turned into scores as Score and NormalizeScore do
+// (cySpreadScores). Upstream runs each case with the inclusion-policy and
+// matchLabelKeys gates as the case sets them (off unless it says otherwise)
+// and the plug-in's system-default constraints; a case is skipped where that
+// makes its expectation differ from v1.37.2's defaults (a policy field or
+// matchLabelKeys set with its gate off) or where it needs default
+// constraints (a pod without constraints of its own).
+func TestCycleSpreadScore(t *testing.T) {
+	fooSelector := cyMakeSelector().Exists("foo").Obj()
+	barSelector := cyMakeSelector().Exists("bar").Obj()
+	ignorePolicy, honorPolicy := v1.NodeInclusionPolicyIgnore, v1.NodeInclusionPolicyHonor
+	taints := []v1.Taint{{Key: v1.TaintNodeUnschedulable, Value: "", Effect: v1.TaintEffectNoSchedule}}
+	tests := []struct {
+		name                      string
+		pod                       *v1.Pod
+		existingPods              []*v1.Pod
+		nodes                     []*v1.Node
+		failedNodes               []*v1.Node // nodes + failedNodes = all nodes
+		objs                      []any
+		want                      []cyNodeScore
+		enableNodeInclusionPolicy bool
+		enableMatchLabelKeys      bool
+	}{
+		// Explanation on the Legend:
+		// a) X/Y means there are X matching pods on node1 and Y on node2, both nodes are candidates
+		//   (i.e. they have passed all predicates)
+		// b) X/~Y~ means there are X matching pods on node1 and Y on node2, but node Y is NOT a candidate
+		// c) X/?Y? means there are X matching pods on node1 and Y on node2, both nodes are candidates
+		//    but node2 doesn't have all required topologyKeys present.
+		{
+			name: "TestPodTopologySpreadScore/one constraint on node, no existing pods",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, v1.LabelHostname, v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label(v1.LabelHostname, "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label(v1.LabelHostname, "node-b").Obj(),
+			},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 100},
+				{Name: "node-b", Score: 100},
+			},
+		},
+		{
+			// if there is only one candidate node, it should be scored to 100
+			name: "TestPodTopologySpreadScore/one constraint on node, only one node is candidate",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, v1.LabelHostname, v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+			},
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label(v1.LabelHostname, "node-a").Obj(),
+			},
+			failedNodes: []*v1.Node{
+				cyMakeNode().Name("node-b").Label(v1.LabelHostname, "node-b").Obj(),
+			},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 100},
+			},
+		},
+		{
+			name: "TestPodTopologySpreadScore/one constraint on node, all nodes have the same number of matching pods",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, v1.LabelHostname, v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+			},
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label(v1.LabelHostname, "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label(v1.LabelHostname, "node-b").Obj(),
+			},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 100},
+				{Name: "node-b", Score: 100},
+			},
+		},
+		{
+			// matching pods spread as 2/1/0/3.
+			name: "TestPodTopologySpreadScore/one constraint on node, all 4 nodes are candidates",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, v1.LabelHostname, v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-d1").Node("node-d").Label("foo", "").Obj(),
+				cyMakePod().Name("p-d2").Node("node-d").Label("foo", "").Obj(),
+				cyMakePod().Name("p-d3").Node("node-d").Label("foo", "").Obj(),
+			},
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label(v1.LabelHostname, "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label(v1.LabelHostname, "node-b").Obj(),
+				cyMakeNode().Name("node-c").Label(v1.LabelHostname, "node-c").Obj(),
+				cyMakeNode().Name("node-d").Label(v1.LabelHostname, "node-d").Obj(),
+			},
+			failedNodes: []*v1.Node{},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 20},
+				{Name: "node-b", Score: 60},
+				{Name: "node-c", Score: 100},
+				{Name: "node-d", Score: 0},
+			},
+		},
+		{
+			name: "TestPodTopologySpreadScore/one constraint on node, null selector",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, v1.LabelHostname, v1.ScheduleAnyway, nil, nil, nil, nil, nil).
+				Obj(),
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-d1").Node("node-d").Label("foo", "").Obj(),
+				cyMakePod().Name("p-d2").Node("node-d").Label("foo", "").Obj(),
+				cyMakePod().Name("p-d3").Node("node-d").Label("foo", "").Obj(),
+			},
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label(v1.LabelHostname, "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label(v1.LabelHostname, "node-b").Obj(),
+				cyMakeNode().Name("node-c").Label(v1.LabelHostname, "node-c").Obj(),
+				cyMakeNode().Name("node-d").Label(v1.LabelHostname, "node-d").Obj(),
+			},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 100},
+				{Name: "node-b", Score: 100},
+				{Name: "node-c", Score: 100},
+				{Name: "node-d", Score: 100},
+			},
+		},
+		{
+			name: "TestPodTopologySpreadScore/one constraint on node, all 4 nodes are candidates, maxSkew=2",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(2, v1.LabelHostname, v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			// matching pods spread as 2/1/0/3.
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-d1").Node("node-d").Label("foo", "").Obj(),
+				cyMakePod().Name("p-d2").Node("node-d").Label("foo", "").Obj(),
+				cyMakePod().Name("p-d3").Node("node-d").Label("foo", "").Obj(),
+			},
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label(v1.LabelHostname, "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label(v1.LabelHostname, "node-b").Obj(),
+				cyMakeNode().Name("node-c").Label(v1.LabelHostname, "node-c").Obj(),
+				cyMakeNode().Name("node-d").Label(v1.LabelHostname, "node-d").Obj(),
+			},
+			failedNodes: []*v1.Node{},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 33}, // +13, compared to maxSkew=1
+				{Name: "node-b", Score: 66}, // +6, compared to maxSkew=1
+				{Name: "node-c", Score: 100},
+				{Name: "node-d", Score: 16}, // +16, compared to maxSkew=1
+			},
+		},
+		{
+			name: "TestPodTopologySpreadScore/one constraint on node, all 4 nodes are candidates, maxSkew=3",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(3, v1.LabelHostname, v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			existingPods: []*v1.Pod{
+				// matching pods spread as 4/3/2/1.
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a3").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a4").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b2").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b3").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-c1").Node("node-c").Label("foo", "").Obj(),
+				cyMakePod().Name("p-c2").Node("node-c").Label("foo", "").Obj(),
+				cyMakePod().Name("p-d1").Node("node-d").Label("foo", "").Obj(),
+			},
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label(v1.LabelHostname, "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label(v1.LabelHostname, "node-b").Obj(),
+				cyMakeNode().Name("node-c").Label(v1.LabelHostname, "node-c").Obj(),
+				cyMakeNode().Name("node-d").Label(v1.LabelHostname, "node-d").Obj(),
+			},
+			failedNodes: []*v1.Node{},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 44}, // +16 compared to maxSkew=1
+				{Name: "node-b", Score: 66}, // +9 compared to maxSkew=1
+				{Name: "node-c", Score: 77}, // +6 compared to maxSkew=1
+				{Name: "node-d", Score: 100},
+			},
+		},
+		{
+			name: "TestPodTopologySpreadScore/system defaulting, nodes don't have zone, pods match service",
+			pod:  cyMakePod().Name("p").Label("foo", "").Obj(),
+			existingPods: []*v1.Pod{
+				// matching pods spread as 4/3/2/1.
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a3").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a4").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b2").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b3").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-c1").Node("node-c").Label("foo", "").Obj(),
+				cyMakePod().Name("p-c2").Node("node-c").Label("foo", "").Obj(),
+				cyMakePod().Name("p-d1").Node("node-d").Label("foo", "").Obj(),
+			},
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label(v1.LabelHostname, "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label(v1.LabelHostname, "node-b").Obj(),
+				cyMakeNode().Name("node-c").Label(v1.LabelHostname, "node-c").Obj(),
+				cyMakeNode().Name("node-d").Label(v1.LabelHostname, "node-d").Obj(),
+			},
+			failedNodes: []*v1.Node{},
+			objs: []any{
+				&v1.Service{Spec: v1.ServiceSpec{Selector: map[string]string{"foo": ""}}},
+			},
+			want: []cyNodeScore{
+				// Same scores as if we were using one spreading constraint.
+				{Name: "node-a", Score: 44},
+				{Name: "node-b", Score: 66},
+				{Name: "node-c", Score: 77},
+				{Name: "node-d", Score: 100},
+			},
+		},
+		{
+			// matching pods spread as 4/2/1/~3~ (node4 is not a candidate)
+			name: "TestPodTopologySpreadScore/one constraint on node, 3 out of 4 nodes are candidates",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, v1.LabelHostname, v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a3").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a4").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b2").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-x1").Node("node-x").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y2").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y3").Node("node-y").Label("foo", "").Obj(),
+			},
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label(v1.LabelHostname, "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label(v1.LabelHostname, "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label(v1.LabelHostname, "node-x").Obj(),
+			},
+			failedNodes: []*v1.Node{
+				cyMakeNode().Name("node-y").Label(v1.LabelHostname, "node-y").Obj(),
+			},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 33},
+				{Name: "node-b", Score: 83},
+				{Name: "node-x", Score: 100},
+			},
+		},
+		{
+			// matching pods spread as 4/?2?/1/~3~, total = 4+?+1 = 5 (as node2 is problematic)
+			name: "TestPodTopologySpreadScore/one constraint on node, 3 out of 4 nodes are candidates, one node doesn't match topology key",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, v1.LabelHostname, v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a3").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a4").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b2").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-x1").Node("node-x").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y2").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y3").Node("node-y").Label("foo", "").Obj(),
+			},
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label(v1.LabelHostname, "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("n", "node-b").Obj(), // label `n` doesn't match topologyKey
+				cyMakeNode().Name("node-x").Label(v1.LabelHostname, "node-x").Obj(),
+			},
+			failedNodes: []*v1.Node{
+				cyMakeNode().Name("node-y").Label(v1.LabelHostname, "node-y").Obj(),
+			},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 16},
+				{Name: "node-b", Score: 0},
+				{Name: "node-x", Score: 100},
+			},
+		},
+		{
+			// matching pods spread as 4/2/1/~3~
+			name: "TestPodTopologySpreadScore/one constraint on zone, 3 out of 4 nodes are candidates",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "zone", v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a3").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a4").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b2").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-x1").Node("node-x").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y2").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y3").Node("node-y").Label("foo", "").Obj(),
+			},
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label(v1.LabelHostname, "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label(v1.LabelHostname, "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label(v1.LabelHostname, "node-x").Obj(),
+			},
+			failedNodes: []*v1.Node{
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label(v1.LabelHostname, "node-y").Obj(),
+			},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 75},
+				{Name: "node-b", Score: 75},
+				{Name: "node-x", Score: 100},
+			},
+		},
+		{
+			// matching pods spread as 2/~1~/2/~4~.
+			name: "TestPodTopologySpreadScore/two Constraints on zone and node, 2 out of 4 nodes are candidates",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "zone", v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, v1.LabelHostname, v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-x1").Node("node-x").Label("foo", "").Obj(),
+				cyMakePod().Name("p-x2").Node("node-x").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y2").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y3").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y4").Node("node-y").Label("foo", "").Obj(),
+			},
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label(v1.LabelHostname, "node-a").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label(v1.LabelHostname, "node-x").Obj(),
+			},
+			failedNodes: []*v1.Node{
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label(v1.LabelHostname, "node-b").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label(v1.LabelHostname, "node-y").Obj(),
+			},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 100},
+				{Name: "node-x", Score: 63},
+			},
+		},
+		{
+			name: "TestPodTopologySpreadScore/two Constraints on zone, 2 out of 4 nodes are candidates",
+			pod: cyMakePod().Name("p").Label("foo", "").Label("bar", "").
+				SpreadConstraint(1, "zone", v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "zone", v1.ScheduleAnyway, barSelector, nil, nil, nil, nil).
+				Obj(),
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Label("bar", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Label("bar", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y2").Node("node-y").Label("foo", "").Label("bar", "").Obj(),
+				cyMakePod().Name("p-y3").Node("node-y").Label("foo", "").Obj(),
+			},
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Obj(),
+			},
+			failedNodes: []*v1.Node{
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Obj(),
+			},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 85},
+				{Name: "node-x", Score: 100},
+			},
+		},
+		{
+			// If Constraints hold different labelSelectors, it's a little complex.
+			// +----------------------+------------------------+
+			// |         zone1        |          zone2         |
+			// +----------------------+------------------------+
+			// | node-a |    node-b   | node-x |     node-y    |
+			// +--------+-------------+--------+---------------+
+			// | P{foo} | P{foo, bar} |        | P{foo} P{bar} |
+			// +--------+-------------+--------+---------------+
+			// For the first constraint (zone): the matching pods spread as 2/2/1/1
+			// For the second constraint (node): the matching pods spread as 0/1/0/1
+			name: "TestPodTopologySpreadScore/two Constraints on zone and node, with different labelSelectors",
+			pod: cyMakePod().Name("p").Label("foo", "").Label("bar", "").
+				SpreadConstraint(1, "zone", v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, v1.LabelHostname, v1.ScheduleAnyway, barSelector, nil, nil, nil, nil).
+				Obj(),
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Label("bar", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y2").Node("node-y").Label("bar", "").Obj(),
+			},
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label(v1.LabelHostname, "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label(v1.LabelHostname, "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label(v1.LabelHostname, "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label(v1.LabelHostname, "node-y").Obj(),
+			},
+			failedNodes: []*v1.Node{},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 60},
+				{Name: "node-b", Score: 20},
+				{Name: "node-x", Score: 100},
+				{Name: "node-y", Score: 60},
+			},
+		},
+		{
+			// For the first constraint (zone): the matching pods spread as 0/0/2/2
+			// For the second constraint (node): the matching pods spread as 0/1/0/1
+			name: "TestPodTopologySpreadScore/two Constraints on zone and node, with different labelSelectors, some nodes have 0 pods",
+			pod: cyMakePod().Name("p").Label("foo", "").Label("bar", "").
+				SpreadConstraint(1, "zone", v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, v1.LabelHostname, v1.ScheduleAnyway, barSelector, nil, nil, nil, nil).
+				Obj(),
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-b1").Node("node-b").Label("bar", "").Obj(),
+				cyMakePod().Name("p-x1").Node("node-x").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Label("bar", "").Obj(),
+			},
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label(v1.LabelHostname, "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label(v1.LabelHostname, "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label(v1.LabelHostname, "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label(v1.LabelHostname, "node-y").Obj(),
+			},
+			failedNodes: []*v1.Node{},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 100},
+				{Name: "node-b", Score: 60},
+				{Name: "node-x", Score: 40},
+				{Name: "node-y", Score: 0},
+			},
+		},
+		{
+			// For the first constraint (zone): the matching pods spread as 2/2/1/~1~
+			// For the second constraint (node): the matching pods spread as 0/1/0/~1~
+			name: "TestPodTopologySpreadScore/two Constraints on zone and node, with different labelSelectors, 3 out of 4 nodes are candidates",
+			pod: cyMakePod().Name("p").Label("foo", "").Label("bar", "").
+				SpreadConstraint(1, "zone", v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, v1.LabelHostname, v1.ScheduleAnyway, barSelector, nil, nil, nil, nil).
+				Obj(),
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Label("bar", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y2").Node("node-y").Label("bar", "").Obj(),
+			},
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label(v1.LabelHostname, "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label(v1.LabelHostname, "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label(v1.LabelHostname, "node-x").Obj(),
+			},
+			failedNodes: []*v1.Node{
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label(v1.LabelHostname, "node-y").Obj(),
+			},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 50},
+				{Name: "node-b", Score: 25},
+				{Name: "node-x", Score: 100},
+			},
+		},
+		{
+			name: "TestPodTopologySpreadScore/existing pods in a different namespace do not count",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, v1.LabelHostname, v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Namespace("ns1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b2").Node("node-b").Label("foo", "").Obj(),
+			},
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label(v1.LabelHostname, "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label(v1.LabelHostname, "node-b").Obj(),
+			},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 100},
+				{Name: "node-b", Score: 33},
+			},
+		},
+		{
+			name: "TestPodTopologySpreadScore/terminating Pods should be excluded",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, v1.LabelHostname, v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label(v1.LabelHostname, "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label(v1.LabelHostname, "node-b").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a").Node("node-a").Label("foo", "").Terminating().Obj(),
+				cyMakePod().Name("p-b").Node("node-b").Label("foo", "").Obj(),
+			},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 100},
+				{Name: "node-b", Score: 0},
+			},
+		},
+		{
+			// This test is artificial. In the real world, API Server would fail a pod's creation
+			// when non-default minDomains is specified along with SchedulingAnyway.
+			name: "TestPodTopologySpreadScore/minDomains has no effect when ScheduleAnyway",
+			pod: cyMakePod().Name("p").Label("foo", "").SpreadConstraint(
+				2,
+				"node",
+				v1.ScheduleAnyway,
+				fooSelector,
+				ptr.To[int32](10), // larger than the number of domains(3)
+				nil,
+				nil,
+				nil,
+			).Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-c").Label("node", "node-c").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b2").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-c1").Node("node-c").Label("foo", "").Obj(),
+			},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 75},
+				{Name: "node-b", Score: 75},
+				{Name: "node-c", Score: 100},
+			},
+		},
+		{
+			name: "TestPodTopologySpreadScore/NodeAffinityPolicy honoed with labelSelectors",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				NodeSelector(map[string]string{"foo": ""}).
+				SpreadConstraint(1, "node", v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("node", "node-a").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-b").Label("node", "node-b").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-c").Label("node", "node-c").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-c1").Node("node-c").Label("foo", "").Obj(),
+			},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 0},
+				{Name: "node-b", Score: 33},
+				{Name: "node-c", Score: 100},
+			},
+			enableNodeInclusionPolicy: true,
+		},
+		{
+			name: "TestPodTopologySpreadScore/NodeAffinityPolicy ignored with labelSelectors",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				NodeSelector(map[string]string{"foo": ""}).
+				SpreadConstraint(1, "node", v1.ScheduleAnyway, fooSelector, nil, &ignorePolicy, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("node", "node-a").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-b").Label("node", "node-b").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-c").Label("node", "node-c").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-c1").Node("node-c").Label("foo", "").Obj(),
+			},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 66},
+				{Name: "node-b", Score: 100},
+				{Name: "node-c", Score: 100},
+			},
+			enableNodeInclusionPolicy: true,
+		},
+		{
+			name: "TestPodTopologySpreadScore/NodeAffinityPolicy honoed with nodeAffinity",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				NodeAffinityIn("foo", []string{""}).
+				SpreadConstraint(1, "node", v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("node", "node-a").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-b").Label("node", "node-b").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-c").Label("node", "node-c").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-c1").Node("node-c").Label("foo", "").Obj(),
+			},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 0},
+				{Name: "node-b", Score: 33},
+				{Name: "node-c", Score: 100},
+			},
+			enableNodeInclusionPolicy: true,
+		},
+		{
+			name: "TestPodTopologySpreadScore/NodeAffinityPolicy ignored with nodeAffinity",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				NodeAffinityIn("foo", []string{""}).
+				SpreadConstraint(1, "node", v1.ScheduleAnyway, fooSelector, nil, &ignorePolicy, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("node", "node-a").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-b").Label("node", "node-b").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-c").Label("node", "node-c").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-c1").Node("node-c").Label("foo", "").Obj(),
+			},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 66},
+				{Name: "node-b", Score: 100},
+				{Name: "node-c", Score: 100},
+			},
+			enableNodeInclusionPolicy: true,
+		},
+		{
+			name: "TestPodTopologySpreadScore/NodeTaintsPolicy honored",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "node", v1.ScheduleAnyway, fooSelector, nil, nil, &honorPolicy, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-c").Label("node", "node-c").Taints(taints).Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-c1").Node("node-c").Label("foo", "").Obj(),
+			},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 0},
+				{Name: "node-b", Score: 33},
+				{Name: "node-c", Score: 100},
+			},
+			enableNodeInclusionPolicy: true,
+		},
+		{
+			name: "TestPodTopologySpreadScore/NodeTaintsPolicy ignored",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "node", v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-c").Label("node", "node-c").Taints(taints).Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-c1").Node("node-c").Label("foo", "").Obj(),
+			},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 66},
+				{Name: "node-b", Score: 100},
+				{Name: "node-c", Score: 100},
+			},
+			enableNodeInclusionPolicy: true,
+		},
+		{
+			name: "TestPodTopologySpreadScore/matchLabelKeys ignored when feature gate disabled",
+			pod: cyMakePod().Name("p").Label("foo", "").Label("bar", "").Label("baz", "").
+				SpreadConstraint(1, "zone", v1.ScheduleAnyway, fooSelector, nil, nil, nil, []string{"baz"}).
+				SpreadConstraint(1, v1.LabelHostname, v1.ScheduleAnyway, barSelector, nil, nil, nil, []string{"baz"}).
+				Obj(),
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Label("bar", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-c").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y2").Node("node-c").Label("bar", "").Obj(),
+			},
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label(v1.LabelHostname, "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label(v1.LabelHostname, "node-b").Obj(),
+				cyMakeNode().Name("node-c").Label("zone", "zone2").Label(v1.LabelHostname, "node-c").Obj(),
+				cyMakeNode().Name("node-d").Label("zone", "zone2").Label(v1.LabelHostname, "node-d").Obj(),
+			},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 60},
+				{Name: "node-b", Score: 20},
+				{Name: "node-c", Score: 60},
+				{Name: "node-d", Score: 100},
+			},
+			enableMatchLabelKeys: false,
+		},
+		{
+			name: "TestPodTopologySpreadScore/matchLabelKeys ANDed with LabelSelector when LabelSelector is empty",
+			pod: cyMakePod().Name("p").Label("foo", "").Label("bar", "").
+				SpreadConstraint(1, "zone", v1.ScheduleAnyway, cyMakeSelector().Obj(), nil, nil, nil, []string{"foo"}).
+				SpreadConstraint(1, v1.LabelHostname, v1.ScheduleAnyway, cyMakeSelector().Obj(), nil, nil, nil, []string{"bar"}).
+				Obj(),
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Label("bar", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-c").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y2").Node("node-c").Label("bar", "").Obj(),
+			},
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label(v1.LabelHostname, "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label(v1.LabelHostname, "node-b").Obj(),
+				cyMakeNode().Name("node-c").Label("zone", "zone2").Label(v1.LabelHostname, "node-c").Obj(),
+				cyMakeNode().Name("node-d").Label("zone", "zone2").Label(v1.LabelHostname, "node-d").Obj(),
+			},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 60},
+				{Name: "node-b", Score: 20},
+				{Name: "node-c", Score: 60},
+				{Name: "node-d", Score: 100},
+			},
+			enableMatchLabelKeys: true,
+		},
+		{
+			name: "TestPodTopologySpreadScore/matchLabelKeys ANDed with LabelSelector when LabelSelector isn't empty",
+			pod: cyMakePod().Name("p").Label("foo", "").Label("bar", "").Label("baz", "").
+				SpreadConstraint(1, "zone", v1.ScheduleAnyway, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, v1.LabelHostname, v1.ScheduleAnyway, barSelector, nil, nil, nil, []string{"baz"}).
+				Obj(),
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Label("bar", "").Label("baz", "").Obj(),
+				cyMakePod().Name("p-c1").Node("node-c").Label("foo", "").Obj(),
+				cyMakePod().Name("p-c2").Node("node-c").Label("bar", "").Obj(),
+				cyMakePod().Name("p-d3").Node("node-c").Label("bar", "").Label("baz", "").Obj(),
+			},
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label(v1.LabelHostname, "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label(v1.LabelHostname, "node-b").Obj(),
+				cyMakeNode().Name("node-c").Label("zone", "zone2").Label(v1.LabelHostname, "node-c").Obj(),
+				cyMakeNode().Name("node-d").Label("zone", "zone2").Label(v1.LabelHostname, "node-d").Obj(),
+			},
+			want: []cyNodeScore{
+				{Name: "node-a", Score: 60},
+				{Name: "node-b", Score: 20},
+				{Name: "node-c", Score: 60},
+				{Name: "node-d", Score: 100},
+			},
+			enableMatchLabelKeys: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if len(tt.pod.Spec.TopologySpreadConstraints) == 0 {
+				t.Skip("needs default (cluster-level) constraints, which the reference does not derive")
+			}
+			for _, c := range tt.pod.Spec.TopologySpreadConstraints {
+				if !tt.enableNodeInclusionPolicy && (c.NodeAffinityPolicy != nil || c.NodeTaintsPolicy != nil) {
+					t.Skip("upstream runs it with NodeInclusionPolicyInPodTopologySpread off; v1.37.2's default is on")
+				}
+				if !tt.enableMatchLabelKeys && len(c.MatchLabelKeys) > 0 {
+					t.Skip("upstream runs it with MatchLabelKeysInPodTopologySpread off; v1.37.2's default is on")
+				}
+			}
+			c := &Cycle{Nodes: append(append([]*v1.Node{}, tt.nodes...), tt.failedNodes...), Pods: tt.existingPods}
+			var filtered []string
+			for _, n := range tt.nodes {
+				filtered = append(filtered, n.Name)
+			}
+			s, ok, err := c.SpreadPreScore(tt.pod, filtered)
+			if err != nil || !ok {
+				t.Fatalf("SpreadPreScore() = ok %v, err %v; want a state", ok, err)
+			}
+			if diff := cmp.Diff(tt.want, cySpreadScores(c, tt.pod, s, tt.nodes)); diff != "" {
+				t.Errorf("scores from SpreadPreScore() (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

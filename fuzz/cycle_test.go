@@ -35,10 +35,10 @@ func (p *cyPodWrapper) Namespace(s string) *cyPodWrapper {
 }
 func (p *cyPodWrapper) Node(s string) *cyPodWrapper { p.Spec.NodeName = s; return p }
 func (p *cyPodWrapper) Label(k, v string) *cyPodWrapper {
-	if p.Labels == nil {
-		p.Labels = map[string]string{}
+	if p.Pod.Labels == nil {
+		p.Pod.Labels = map[string]string{}
 	}
-	p.Labels[k] = v
+	p.Pod.Labels[k] = v
 	return p
 }
 
@@ -3078,4 +3078,938 @@ func TestCycleSpreadScore(t *testing.T) {
 			}
 		})
 	}
+}
+
+func (p *cyPodWrapper) Labels(m map[string]string) *cyPodWrapper {
+	for k, v := range m {
+		p.Label(k, v)
+	}
+	return p
+}
+
+func cyReq(key string, op metav1.LabelSelectorOperator, vals []string) *metav1.LabelSelector {
+	return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: key, Operator: op, Values: vals}}}
+}
+
+func (p *cyPodWrapper) PodAffinityIn(key, topologyKey string, vals []string, kind cyAffinityKind) *cyPodWrapper {
+	return p.PodAffinity(topologyKey, cyReq(key, metav1.LabelSelectorOpIn, vals), kind)
+}
+
+func (p *cyPodWrapper) PodAffinityNotIn(key, topologyKey string, vals []string, kind cyAffinityKind) *cyPodWrapper {
+	return p.PodAffinity(topologyKey, cyReq(key, metav1.LabelSelectorOpNotIn, vals), kind)
+}
+
+func (p *cyPodWrapper) PodAntiAffinityIn(key, topologyKey string, vals []string, kind cyAffinityKind) *cyPodWrapper {
+	return p.PodAntiAffinity(topologyKey, cyReq(key, metav1.LabelSelectorOpIn, vals), kind)
+}
+
+// cyCreatePodWithAffinityTerms is upstream's createPodWithAffinityTerms.
+func cyCreatePodWithAffinityTerms(namespace, nodeName string, labels map[string]string, affinity, antiAffinity []v1.PodAffinityTerm) *v1.Pod {
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Labels: labels, Namespace: namespace},
+		Spec: v1.PodSpec{
+			NodeName: nodeName,
+			Affinity: &v1.Affinity{
+				PodAffinity:     &v1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: affinity},
+				PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: antiAffinity},
+			},
+		},
+	}
+}
+
+// cyFilterStatus is a PreFilter or Filter status as the filtering cases
+// expect it: nil is success.
+type cyFilterStatus struct{ Code, Reason string }
+
+// InterPodAffinity's Filter reasons.
+const (
+	cyErrReasonExistingAntiAffinityRulesNotMatch = "node(s) didn't satisfy existing pods anti-affinity rules"
+	cyErrReasonAffinityRulesNotMatch             = "node(s) didn't match pod affinity rules"
+	cyErrReasonAntiAffinityRulesNotMatch         = "node(s) didn't match pod anti-affinity rules"
+)
+
+// cyAffinityPreFilterSkips reports whether upstream's PreFilter returns Skip
+// for this state: no placed pod's anti-affinity term matches p, and p has no
+// required terms.
+func cyAffinityPreFilterSkips(s AffinityPreFilter, p *v1.Pod) bool {
+	return len(s.ExistingAntiAffinity) == 0 && len(requiredAffinityTerms(p)) == 0 && len(requiredAntiAffinityTerms(p)) == 0
+}
+
+// cyAffinityFilter is InterPodAffinity's Filter (gate off) over the
+// reference's PreFilter state: the node must carry every affinity term's key
+// and have a matching pod in each term's domain (or, when no pod matches
+// anywhere, p must match all its own terms); no anti-affinity term of p may
+// have a matching pod in the node's domain; no node label pair may hold a
+// placed pod's anti-affinity match.
+func cyAffinityFilter(t *testing.T, c *Cycle, s AffinityPreFilter, p *v1.Pod, node *v1.Node) *cyFilterStatus {
+	t.Helper()
+	pt, err := compileCyclePod(p)
+	if err != nil {
+		t.Fatalf("compileCyclePod() = %v", err)
+	}
+	affinity, anti := c.mergeNamespaces(pt.affinity), c.mergeNamespaces(pt.anti)
+	if len(affinity) > 0 {
+		podsExist := true
+		for _, term := range affinity {
+			v, ok := node.Labels[term.topologyKey]
+			if !ok {
+				return &cyFilterStatus{"UnschedulableAndUnresolvable", cyErrReasonAffinityRulesNotMatch}
+			}
+			if s.Affinity[TopologyPair{term.topologyKey, v}] <= 0 {
+				podsExist = false
+			}
+		}
+		if !podsExist && !(len(s.Affinity) == 0 && matchesAllCycleTerms(affinity, p)) {
+			return &cyFilterStatus{"UnschedulableAndUnresolvable", cyErrReasonAffinityRulesNotMatch}
+		}
+	}
+	for _, term := range anti {
+		if v, ok := node.Labels[term.topologyKey]; ok && s.AntiAffinity[TopologyPair{term.topologyKey, v}] > 0 {
+			return &cyFilterStatus{"Unschedulable", cyErrReasonAntiAffinityRulesNotMatch}
+		}
+	}
+	for k, v := range node.Labels {
+		if s.ExistingAntiAffinity[TopologyPair{k, v}] > 0 {
+			return &cyFilterStatus{"Unschedulable", cyErrReasonExistingAntiAffinityRulesNotMatch}
+		}
+	}
+	return nil
+}
+
+// TestCycleAffinityFilterSingleNode ports interpodaffinity's
+// TestRequiredAffinitySingleNode (gate-off runs). Upstream asserts PreFilter's
+// and Filter's statuses, not the state, so the reference's state is run
+// through Filter's rules (cyAffinityFilter). The table is upstream's literals
+// with only the framework types replaced; a "ParseError" status is
+// PreFilter's rejection of a pod whose terms do not compile.
+func TestCycleAffinityFilterSingleNode(t *testing.T) {
+	defaultNamespace := ""
+	podLabel := map[string]string{"service": "securityscan"}
+	pod := cyMakePod().Labels(podLabel).Node("node1").Obj()
+
+	labels1 := map[string]string{
+		"region": "r1",
+		"zone":   "z11",
+	}
+	podLabel2 := map[string]string{"security": "S1"}
+	node1 := v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node1", Labels: labels1}}
+
+	tests := []struct {
+		pod                 *v1.Pod
+		pods                []*v1.Pod
+		node                *v1.Node
+		name                string
+		wantPreFilterStatus *cyFilterStatus
+		wantFilterStatus    *cyFilterStatus
+	}{
+		{
+			name:                "TestRequiredAffinitySingleNode/A pod that has no required pod affinity scheduling rules can schedule onto a node with no existing pods",
+			pod:                 new(v1.Pod),
+			node:                &node1,
+			wantPreFilterStatus: &cyFilterStatus{Code: "Skip"},
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/satisfies with requiredDuringSchedulingIgnoredDuringExecution in PodAffinity using In operator that matches the existing pod",
+			pod:  cyMakePod().Namespace(defaultNamespace).Labels(podLabel2).PodAffinityIn("service", "region", []string{"securityscan", "value2"}, cyRequired).Obj(),
+			pods: []*v1.Pod{pod},
+			node: &node1,
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/satisfies the pod with requiredDuringSchedulingIgnoredDuringExecution in PodAffinity using not in operator in labelSelector that matches the existing pod",
+			pod:  cyMakePod().Namespace(defaultNamespace).Labels(podLabel2).PodAffinityNotIn("service", "region", []string{"securityscan3", "value3"}, cyRequired).Obj(),
+			pods: []*v1.Pod{pod},
+			node: &node1,
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/Does not satisfy the PodAffinity with labelSelector because of diff Namespace",
+			pod: cyCreatePodWithAffinityTerms(defaultNamespace, "", podLabel2,
+				[]v1.PodAffinityTerm{
+					{
+						LabelSelector: &metav1.LabelSelector{
+							MatchExpressions: []metav1.LabelSelectorRequirement{
+								{
+									Key:      "service",
+									Operator: metav1.LabelSelectorOpIn,
+									Values:   []string{"securityscan", "value2"},
+								},
+							},
+						},
+						Namespaces: []string{"DiffNameSpace"},
+					},
+				}, nil),
+			pods:             []*v1.Pod{cyMakePod().Namespace("ns").Label("service", "securityscan").Node("node1").Obj()},
+			node:             &node1,
+			wantFilterStatus: &cyFilterStatus{Code: "UnschedulableAndUnresolvable", Reason: cyErrReasonAffinityRulesNotMatch},
+		},
+		{
+			name:             "TestRequiredAffinitySingleNode/Doesn't satisfy the PodAffinity because of unmatching labelSelector with the existing pod",
+			pod:              cyMakePod().Namespace(defaultNamespace).Labels(podLabel).PodAffinityIn("service", "", []string{"antivirusscan", "value2"}, cyRequired).Obj(),
+			pods:             []*v1.Pod{pod},
+			node:             &node1,
+			wantFilterStatus: &cyFilterStatus{Code: "UnschedulableAndUnresolvable", Reason: cyErrReasonAffinityRulesNotMatch},
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/satisfies the PodAffinity with different label Operators in multiple RequiredDuringSchedulingIgnoredDuringExecution ",
+			pod: cyCreatePodWithAffinityTerms(defaultNamespace, "", podLabel2,
+				[]v1.PodAffinityTerm{
+					{
+						LabelSelector: &metav1.LabelSelector{
+							MatchExpressions: []metav1.LabelSelectorRequirement{
+								{
+									Key:      "service",
+									Operator: metav1.LabelSelectorOpExists,
+								}, {
+									Key:      "wrongkey",
+									Operator: metav1.LabelSelectorOpDoesNotExist,
+								},
+							},
+						},
+						TopologyKey: "region",
+					}, {
+						LabelSelector: &metav1.LabelSelector{
+							MatchExpressions: []metav1.LabelSelectorRequirement{
+								{
+									Key:      "service",
+									Operator: metav1.LabelSelectorOpIn,
+									Values:   []string{"securityscan"},
+								}, {
+									Key:      "service",
+									Operator: metav1.LabelSelectorOpNotIn,
+									Values:   []string{"WrongValue"},
+								},
+							},
+						},
+						TopologyKey: "region",
+					},
+				}, nil),
+			pods: []*v1.Pod{pod},
+			node: &node1,
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/The labelSelector requirements(items of matchExpressions) are ANDed, the pod cannot schedule onto the node because one of the matchExpression item don't match.",
+			pod: cyCreatePodWithAffinityTerms(defaultNamespace, "", podLabel2,
+				[]v1.PodAffinityTerm{
+					{
+						LabelSelector: &metav1.LabelSelector{
+							MatchExpressions: []metav1.LabelSelectorRequirement{
+								{
+									Key:      "service",
+									Operator: metav1.LabelSelectorOpExists,
+								}, {
+									Key:      "wrongkey",
+									Operator: metav1.LabelSelectorOpDoesNotExist,
+								},
+							},
+						},
+						TopologyKey: "region",
+					}, {
+						LabelSelector: &metav1.LabelSelector{
+							MatchExpressions: []metav1.LabelSelectorRequirement{
+								{
+									Key:      "service",
+									Operator: metav1.LabelSelectorOpIn,
+									Values:   []string{"securityscan2"},
+								}, {
+									Key:      "service",
+									Operator: metav1.LabelSelectorOpNotIn,
+									Values:   []string{"WrongValue"},
+								},
+							},
+						},
+						TopologyKey: "region",
+					},
+				}, nil),
+			pods:             []*v1.Pod{pod},
+			node:             &node1,
+			wantFilterStatus: &cyFilterStatus{Code: "UnschedulableAndUnresolvable", Reason: cyErrReasonAffinityRulesNotMatch},
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/satisfies the PodAffinity and PodAntiAffinity with the existing pod",
+			pod: cyMakePod().Namespace(defaultNamespace).Labels(podLabel2).
+				PodAffinityIn("service", "region", []string{"securityscan", "value2"}, cyRequired).
+				PodAntiAffinityIn("service", "node", []string{"antivirusscan", "value2"}, cyRequired).Obj(),
+			pods: []*v1.Pod{pod},
+			node: &node1,
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/satisfies the PodAffinity and PodAntiAffinity and PodAntiAffinity symmetry with the existing pod",
+			pod: cyMakePod().Namespace(defaultNamespace).Labels(podLabel2).
+				PodAffinityIn("service", "region", []string{"securityscan", "value2"}, cyRequired).
+				PodAntiAffinityIn("service", "node", []string{"antivirusscan", "value2"}, cyRequired).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Namespace(defaultNamespace).Node("node1").Labels(podLabel).
+					PodAntiAffinityIn("service", "node", []string{"antivirusscan", "value2"}, cyRequired).Obj(),
+			},
+			node: &node1,
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/satisfies the PodAffinity but doesn't satisfy the PodAntiAffinity with the existing pod",
+			pod: cyMakePod().Namespace(defaultNamespace).Labels(podLabel2).
+				PodAffinityIn("service", "region", []string{"securityscan", "value2"}, cyRequired).
+				PodAntiAffinityIn("service", "zone", []string{"securityscan", "value2"}, cyRequired).Obj(),
+			pods:             []*v1.Pod{pod},
+			node:             &node1,
+			wantFilterStatus: &cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonAntiAffinityRulesNotMatch},
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/satisfies the PodAffinity and PodAntiAffinity but doesn't satisfy PodAntiAffinity symmetry with the existing pod",
+			pod: cyMakePod().Namespace(defaultNamespace).Labels(podLabel).
+				PodAffinityIn("service", "region", []string{"securityscan", "value2"}, cyRequired).
+				PodAntiAffinityIn("service", "node", []string{"antivirusscan", "value2"}, cyRequired).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Namespace(defaultNamespace).Labels(podLabel).Node("node1").PodAntiAffinityIn("service", "zone", []string{"securityscan", "value2"}, cyRequired).Obj(),
+			},
+			node:             &node1,
+			wantFilterStatus: &cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonExistingAntiAffinityRulesNotMatch},
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/pod matches its own Label in PodAffinity and that matches the existing pod Labels",
+			pod: cyMakePod().Namespace(defaultNamespace).Labels(podLabel).
+				PodAffinityNotIn("service", "region", []string{"securityscan", "value2"}, cyRequired).Obj(),
+			pods:             []*v1.Pod{cyMakePod().Label("service", "securityscan").Node("node2").Obj()},
+			node:             &node1,
+			wantFilterStatus: &cyFilterStatus{Code: "UnschedulableAndUnresolvable", Reason: cyErrReasonAffinityRulesNotMatch},
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/verify that PodAntiAffinity from existing pod is respected when pod has no AntiAffinity constraints. doesn't satisfy PodAntiAffinity symmetry with the existing pod",
+			pod:  cyMakePod().Labels(podLabel).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Namespace(defaultNamespace).Node("node1").Labels(podLabel).
+					PodAntiAffinityIn("service", "zone", []string{"securityscan", "value2"}, cyRequired).Obj(),
+			},
+			node:             &node1,
+			wantFilterStatus: &cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonExistingAntiAffinityRulesNotMatch},
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/verify that PodAntiAffinity from existing pod is respected when pod has no AntiAffinity constraints. satisfy PodAntiAffinity symmetry with the existing pod",
+			pod:  cyMakePod().Labels(podLabel).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Namespace(defaultNamespace).Node("node1").Labels(podLabel).
+					PodAntiAffinityNotIn("service", "zone", []string{"securityscan", "value2"}, cyRequired).Obj(),
+			},
+			node:                &node1,
+			wantPreFilterStatus: &cyFilterStatus{Code: "Skip"},
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/satisfies the PodAntiAffinity with existing pod but doesn't satisfy PodAntiAffinity symmetry with incoming pod",
+			pod: cyMakePod().Namespace(defaultNamespace).Labels(podLabel).
+				PodAntiAffinityExists("service", "region", cyRequired).
+				PodAntiAffinityExists("security", "region", cyRequired).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Namespace(defaultNamespace).Node("node1").Labels(podLabel2).
+					PodAntiAffinityExists("security", "zone", cyRequired).Obj(),
+			},
+			node:             &node1,
+			wantFilterStatus: &cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonAntiAffinityRulesNotMatch},
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/PodAntiAffinity symmetry check a1: incoming pod and existing pod partially match each other on AffinityTerms",
+			pod: cyMakePod().Namespace(defaultNamespace).Labels(podLabel).
+				PodAntiAffinityExists("service", "zone", cyRequired).
+				PodAntiAffinityExists("security", "zone", cyRequired).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Namespace(defaultNamespace).Node("node1").Labels(podLabel2).
+					PodAntiAffinityExists("security", "zone", cyRequired).Obj(),
+			},
+			node:             &node1,
+			wantFilterStatus: &cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonAntiAffinityRulesNotMatch},
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/PodAntiAffinity symmetry check a2: incoming pod and existing pod partially match each other on AffinityTerms",
+			pod: cyMakePod().Namespace(defaultNamespace).Labels(podLabel2).
+				PodAntiAffinityExists("security", "zone", cyRequired).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Namespace(defaultNamespace).Node("node1").Labels(podLabel).
+					PodAntiAffinityExists("service", "zone", cyRequired).
+					PodAntiAffinityExists("security", "zone", cyRequired).Obj(),
+			},
+			node:             &node1,
+			wantFilterStatus: &cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonExistingAntiAffinityRulesNotMatch},
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/PodAntiAffinity symmetry check b1: incoming pod and existing pod partially match each other on AffinityTerms",
+			pod: cyMakePod().Namespace(defaultNamespace).Labels(map[string]string{"abc": "", "xyz": ""}).
+				PodAntiAffinityExists("abc", "zone", cyRequired).
+				PodAntiAffinityExists("def", "zone", cyRequired).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Namespace(defaultNamespace).Node("node1").Labels(map[string]string{"def": "", "xyz": ""}).
+					PodAntiAffinityExists("abc", "zone", cyRequired).
+					PodAntiAffinityExists("def", "zone", cyRequired).Obj(),
+			},
+			node:             &node1,
+			wantFilterStatus: &cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonAntiAffinityRulesNotMatch},
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/PodAntiAffinity symmetry check b2: incoming pod and existing pod partially match each other on AffinityTerms",
+			pod: cyMakePod().Namespace(defaultNamespace).Labels(map[string]string{"def": "", "xyz": ""}).
+				PodAntiAffinityExists("abc", "zone", cyRequired).
+				PodAntiAffinityExists("def", "zone", cyRequired).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Namespace(defaultNamespace).Node("node1").Labels(map[string]string{"abc": "", "xyz": ""}).
+					PodAntiAffinityExists("abc", "zone", cyRequired).
+					PodAntiAffinityExists("def", "zone", cyRequired).Obj(),
+			},
+			node:             &node1,
+			wantFilterStatus: &cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonAntiAffinityRulesNotMatch},
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/PodAffinity fails PreFilter with an invalid affinity label syntax",
+			pod: cyMakePod().Namespace(defaultNamespace).Labels(podLabel).
+				PodAffinityIn("service", "region", []string{"{{.bad-value.}}"}, cyRequired).
+				PodAffinityIn("service", "node", []string{"antivirusscan", "value2"}, cyRequired).Obj(),
+			node:                &node1,
+			wantPreFilterStatus: &cyFilterStatus{Code: "ParseError"},
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/PodAntiAffinity fails PreFilter with an invalid antiaffinity label syntax",
+			pod: cyMakePod().Namespace(defaultNamespace).Labels(podLabel).
+				PodAffinityIn("service", "region", []string{"foo"}, cyRequired).
+				PodAffinityIn("service", "node", []string{"{{.bad-value.}}"}, cyRequired).Obj(),
+			node:                &node1,
+			wantPreFilterStatus: &cyFilterStatus{Code: "ParseError"},
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/affinity with NamespaceSelector",
+			pod: cyCreatePodWithAffinityTerms(defaultNamespace, "", podLabel2,
+				[]v1.PodAffinityTerm{
+					{
+						LabelSelector: &metav1.LabelSelector{
+							MatchExpressions: []metav1.LabelSelectorRequirement{
+								{
+									Key:      "service",
+									Operator: metav1.LabelSelectorOpIn,
+									Values:   []string{"securityscan", "value2"},
+								},
+							},
+						},
+						NamespaceSelector: &metav1.LabelSelector{
+							MatchExpressions: []metav1.LabelSelectorRequirement{
+								{
+									Key:      "team",
+									Operator: metav1.LabelSelectorOpIn,
+									Values:   []string{"team1"},
+								},
+							},
+						},
+						TopologyKey: "region",
+					},
+				}, nil),
+			pods: []*v1.Pod{{Spec: v1.PodSpec{NodeName: "node1"}, ObjectMeta: metav1.ObjectMeta{Namespace: "subteam1.team1", Labels: podLabel}}},
+			node: &node1,
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/affinity with non-matching NamespaceSelector",
+			pod: cyCreatePodWithAffinityTerms(defaultNamespace, "", podLabel2,
+				[]v1.PodAffinityTerm{
+					{
+						LabelSelector: &metav1.LabelSelector{
+							MatchExpressions: []metav1.LabelSelectorRequirement{
+								{
+									Key:      "service",
+									Operator: metav1.LabelSelectorOpIn,
+									Values:   []string{"securityscan", "value2"},
+								},
+							},
+						},
+						NamespaceSelector: &metav1.LabelSelector{
+							MatchExpressions: []metav1.LabelSelectorRequirement{
+								{
+									Key:      "team",
+									Operator: metav1.LabelSelectorOpIn,
+									Values:   []string{"team1"},
+								},
+							},
+						},
+						TopologyKey: "region",
+					},
+				}, nil),
+			pods:             []*v1.Pod{{Spec: v1.PodSpec{NodeName: "node1"}, ObjectMeta: metav1.ObjectMeta{Namespace: "subteam1.team2", Labels: podLabel}}},
+			node:             &node1,
+			wantFilterStatus: &cyFilterStatus{Code: "UnschedulableAndUnresolvable", Reason: cyErrReasonAffinityRulesNotMatch},
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/anti-affinity with matching NamespaceSelector",
+			pod: cyCreatePodWithAffinityTerms("subteam1.team1", "", podLabel2, nil,
+				[]v1.PodAffinityTerm{
+					{
+						LabelSelector: &metav1.LabelSelector{
+							MatchExpressions: []metav1.LabelSelectorRequirement{
+								{
+									Key:      "service",
+									Operator: metav1.LabelSelectorOpIn,
+									Values:   []string{"securityscan", "value2"},
+								},
+							},
+						},
+						NamespaceSelector: &metav1.LabelSelector{
+							MatchExpressions: []metav1.LabelSelectorRequirement{
+								{
+									Key:      "team",
+									Operator: metav1.LabelSelectorOpIn,
+									Values:   []string{"team1"},
+								},
+							},
+						},
+						TopologyKey: "zone",
+					},
+				}),
+			pods:             []*v1.Pod{{Spec: v1.PodSpec{NodeName: "node1"}, ObjectMeta: metav1.ObjectMeta{Namespace: "subteam2.team1", Labels: podLabel}}},
+			node:             &node1,
+			wantFilterStatus: &cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonAntiAffinityRulesNotMatch},
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/anti-affinity with matching all NamespaceSelector",
+			pod: cyCreatePodWithAffinityTerms("subteam1.team1", "", podLabel2, nil,
+				[]v1.PodAffinityTerm{
+					{
+						LabelSelector: &metav1.LabelSelector{
+							MatchExpressions: []metav1.LabelSelectorRequirement{
+								{
+									Key:      "service",
+									Operator: metav1.LabelSelectorOpIn,
+									Values:   []string{"securityscan", "value2"},
+								},
+							},
+						},
+						NamespaceSelector: &metav1.LabelSelector{},
+						TopologyKey:       "zone",
+					},
+				}),
+			pods:             []*v1.Pod{{Spec: v1.PodSpec{NodeName: "node1"}, ObjectMeta: metav1.ObjectMeta{Namespace: "subteam2.team1", Labels: podLabel}}},
+			node:             &node1,
+			wantFilterStatus: &cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonAntiAffinityRulesNotMatch},
+		},
+		{
+			name: "TestRequiredAffinitySingleNode/anti-affinity with non-matching NamespaceSelector",
+			pod: cyCreatePodWithAffinityTerms("subteam1.team1", "", podLabel2, nil,
+				[]v1.PodAffinityTerm{
+					{
+						LabelSelector: &metav1.LabelSelector{
+							MatchExpressions: []metav1.LabelSelectorRequirement{
+								{
+									Key:      "service",
+									Operator: metav1.LabelSelectorOpIn,
+									Values:   []string{"securityscan", "value2"},
+								},
+							},
+						},
+						NamespaceSelector: &metav1.LabelSelector{
+							MatchExpressions: []metav1.LabelSelectorRequirement{
+								{
+									Key:      "team",
+									Operator: metav1.LabelSelectorOpIn,
+									Values:   []string{"team1"},
+								},
+							},
+						},
+						TopologyKey: "zone",
+					},
+				}),
+			pods: []*v1.Pod{{Spec: v1.PodSpec{NodeName: "node1"}, ObjectMeta: metav1.ObjectMeta{Namespace: "subteam1.team2", Labels: podLabel}}},
+			node: &node1,
+		},
+	}
+
+	for _, test := range tests {
+		t.Run(test.name, func(t *testing.T) {
+			c := &Cycle{Nodes: []*v1.Node{test.node}, Pods: test.pods, NamespaceLabels: cyScoringNamespaces}
+			s, err := c.AffinityPreFilter(test.pod)
+			var pre *cyFilterStatus
+			switch {
+			case err != nil:
+				pre = &cyFilterStatus{Code: "ParseError"}
+			case cyAffinityPreFilterSkips(s, test.pod):
+				pre = &cyFilterStatus{Code: "Skip"}
+			}
+			if diff := cmp.Diff(test.wantPreFilterStatus, pre); diff != "" {
+				t.Fatalf("PreFilter status (-want +got):\n%s (err %v)", diff, err)
+			}
+			if pre != nil {
+				return
+			}
+			if diff := cmp.Diff(test.wantFilterStatus, cyAffinityFilter(t, c, s, test.pod, test.node)); diff != "" {
+				t.Errorf("Filter status (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCycleAffinityFilterMultipleNodes ports interpodaffinity's
+// TestRequiredAffinityMultipleNodes (gate-off runs), as
+// TestCycleAffinityFilterSingleNode does.
+func TestCycleAffinityFilterMultipleNodes(t *testing.T) {
+	defaultNamespace := ""
+	podLabelA := map[string]string{
+		"foo": "bar",
+	}
+	labelRgChina := map[string]string{
+		"region": "China",
+	}
+	labelRgChinaAzAz1 := map[string]string{
+		"region": "China",
+		"az":     "az1",
+	}
+	labelRgIndia := map[string]string{
+		"region": "India",
+	}
+
+	tests := []struct {
+		pod                 *v1.Pod
+		pods                []*v1.Pod
+		nodes               []*v1.Node
+		wantFilterStatuses  []*cyFilterStatus
+		wantPreFilterStatus *cyFilterStatus
+		name                string
+	}{
+		{
+			pod: cyMakePod().Namespace(defaultNamespace).PodAffinityIn("foo", "region", []string{"bar"}, cyRequired).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Name("p1").Node("node1").Labels(podLabelA).Obj(),
+			},
+			nodes: []*v1.Node{
+				{ObjectMeta: metav1.ObjectMeta{Name: "node1", Labels: labelRgChina}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "node2", Labels: labelRgChinaAzAz1}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "node3", Labels: labelRgIndia}},
+			},
+			wantFilterStatuses: []*cyFilterStatus{
+				nil,
+				nil,
+				&cyFilterStatus{Code: "UnschedulableAndUnresolvable", Reason: cyErrReasonAffinityRulesNotMatch},
+			},
+			name: "TestRequiredAffinityMultipleNodes/A pod can be scheduled onto all the nodes that have the same topology key & label value with one of them has an existing pod that matches the affinity rules",
+		},
+		{
+			pod: cyMakePod().Namespace(defaultNamespace).Labels(map[string]string{"foo": "bar", "service": "securityscan"}).
+				PodAffinityIn("foo", "zone", []string{"bar"}, cyRequired).
+				PodAffinityIn("service", "zone", []string{"securityscan"}, cyRequired).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Name("p1").Node("nodeA").Labels(map[string]string{"foo": "bar"}).Obj(),
+			},
+			nodes: []*v1.Node{
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeA", Labels: map[string]string{"zone": "az1", "hostname": "h1"}}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeB", Labels: map[string]string{"zone": "az2", "hostname": "h2"}}},
+			},
+			wantFilterStatuses: []*cyFilterStatus{nil, nil},
+			name: "TestRequiredAffinityMultipleNodes/The affinity rule is to schedule all of the pods of this collection to the same zone. The first pod of the collection " +
+				"should not be blocked from being scheduled onto any node, even there's no existing pod that matches the rule anywhere.",
+		},
+		{
+			pod: cyMakePod().Namespace(defaultNamespace).Labels(map[string]string{"foo": "bar", "service": "securityscan"}).
+				PodAffinityIn("foo", "zone", []string{"bar"}, cyRequired).
+				PodAffinityIn("service", "zone", []string{"securityscan"}, cyRequired).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Name("p1").Node("nodeA").Labels(map[string]string{"foo": "bar"}).Obj(),
+			},
+			nodes: []*v1.Node{
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeA", Labels: map[string]string{"zoneLabel": "az1", "hostname": "h1"}}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeB", Labels: map[string]string{"zoneLabel": "az2", "hostname": "h2"}}},
+			},
+			wantFilterStatuses: []*cyFilterStatus{
+				&cyFilterStatus{Code: "UnschedulableAndUnresolvable", Reason: cyErrReasonAffinityRulesNotMatch},
+				&cyFilterStatus{Code: "UnschedulableAndUnresolvable", Reason: cyErrReasonAffinityRulesNotMatch},
+			},
+			name: "TestRequiredAffinityMultipleNodes/The first pod of the collection can only be scheduled on nodes labelled with the requested topology keys",
+		},
+		{
+			pod: cyMakePod().Namespace(defaultNamespace).PodAntiAffinityIn("foo", "region", []string{"abc"}, cyRequired).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Node("nodeA").Labels(map[string]string{"foo": "abc"}).Obj(),
+			},
+			nodes: []*v1.Node{
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeA", Labels: map[string]string{"region": "r1", "hostname": "nodeA"}}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeB", Labels: map[string]string{"region": "r1", "hostname": "nodeB"}}},
+			},
+			wantFilterStatuses: []*cyFilterStatus{
+				&cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonAntiAffinityRulesNotMatch},
+				&cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonAntiAffinityRulesNotMatch},
+			},
+			name: "TestRequiredAffinityMultipleNodes/NodeA and nodeB have same topologyKey and label value. NodeA has an existing pod that matches the inter pod affinity rule. The pod can not be scheduled onto nodeA and nodeB.",
+		},
+		{
+			pod: cyMakePod().Namespace(defaultNamespace).PodAntiAffinityIn("foo", "region", []string{"abc"}, cyRequired).
+				PodAntiAffinityIn("service", "zone", []string{"securityscan"}, cyRequired).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Node("nodeA").Labels(map[string]string{"foo": "abc", "service": "securityscan"}).Obj(),
+			},
+			nodes: []*v1.Node{
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeA", Labels: map[string]string{"region": "r1", "zone": "z1", "hostname": "nodeA"}}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeB", Labels: map[string]string{"region": "r1", "zone": "z2", "hostname": "nodeB"}}},
+			},
+			wantFilterStatuses: []*cyFilterStatus{
+				&cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonAntiAffinityRulesNotMatch},
+				&cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonAntiAffinityRulesNotMatch},
+			},
+			name: "TestRequiredAffinityMultipleNodes/This test ensures that anti-affinity matches a pod when any term of the anti-affinity rule matches a pod.",
+		},
+		{
+			pod: cyMakePod().Namespace(defaultNamespace).PodAntiAffinityIn("foo", "region", []string{"abc"}, cyRequired).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Node("nodeA").Labels(map[string]string{"foo": "abc"}).Obj(),
+			},
+			nodes: []*v1.Node{
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeA", Labels: labelRgChina}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeB", Labels: labelRgChinaAzAz1}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeC", Labels: labelRgIndia}},
+			},
+			wantFilterStatuses: []*cyFilterStatus{
+				&cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonAntiAffinityRulesNotMatch},
+				&cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonAntiAffinityRulesNotMatch},
+				nil,
+			},
+			name: "TestRequiredAffinityMultipleNodes/NodeA and nodeB have same topologyKey and label value. NodeA has an existing pod that matches the inter pod affinity rule. The pod can not be scheduled onto nodeA and nodeB but can be scheduled onto nodeC",
+		},
+		{
+			pod: cyMakePod().Namespace("NS1").Labels(map[string]string{"foo": "123"}).PodAntiAffinityIn("foo", "region", []string{"bar"}, cyRequired).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Node("nodeA").Namespace("NS1").Labels(map[string]string{"foo": "bar"}).Obj(),
+				cyMakePod().Node("nodeC").Namespace("NS2").PodAntiAffinityIn("foo", "region", []string{"123"}, cyRequired).Obj(),
+			},
+			nodes: []*v1.Node{
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeA", Labels: labelRgChina}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeB", Labels: labelRgChinaAzAz1}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeC", Labels: labelRgIndia}},
+			},
+			wantFilterStatuses: []*cyFilterStatus{
+				&cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonAntiAffinityRulesNotMatch},
+				&cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonAntiAffinityRulesNotMatch},
+				nil,
+			},
+			name: "TestRequiredAffinityMultipleNodes/NodeA and nodeB have same topologyKey and label value. NodeA has an existing pod that matches the inter pod affinity rule. The pod can not be scheduled onto nodeA, nodeB, but can be scheduled onto nodeC (NodeC has an existing pod that match the inter pod affinity rule but in different namespace)",
+		},
+		{
+			pod: cyMakePod().Label("foo", "").Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Node("nodeA").Namespace(defaultNamespace).PodAntiAffinityExists("foo", "invalid-node-label", cyRequired).Obj(),
+			},
+			nodes: []*v1.Node{
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeA", Labels: map[string]string{"region": "r1", "zone": "z1", "hostname": "nodeA"}}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeB", Labels: map[string]string{"region": "r1", "zone": "z1", "hostname": "nodeB"}}},
+			},
+			wantPreFilterStatus: &cyFilterStatus{Code: "Skip"},
+			wantFilterStatuses:  []*cyFilterStatus{nil, nil},
+			name:                "TestRequiredAffinityMultipleNodes/Test existing pod's anti-affinity: if an existing pod has a term with invalid topologyKey, labelSelector of the term is firstly checked, and then topologyKey of the term is also checked",
+		},
+		{
+			pod: cyMakePod().Node("nodeA").Namespace(defaultNamespace).PodAntiAffinityExists("foo", "invalid-node-label", cyRequired).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Node("nodeA").Labels(map[string]string{"foo": ""}).Obj(),
+			},
+			nodes: []*v1.Node{
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeA", Labels: map[string]string{"region": "r1", "zone": "z1", "hostname": "nodeA"}}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeB", Labels: map[string]string{"region": "r1", "zone": "z1", "hostname": "nodeB"}}},
+			},
+			wantFilterStatuses: []*cyFilterStatus{nil, nil},
+			name:               "TestRequiredAffinityMultipleNodes/Test incoming pod's anti-affinity: even if labelSelector matches, we still check if topologyKey matches",
+		},
+		{
+			pod: cyMakePod().Label("foo", "").Label("bar", "").Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Node("nodeA").Namespace(defaultNamespace).PodAntiAffinityExists("foo", "zone", cyRequired).Obj(),
+				cyMakePod().Node("nodeA").Namespace(defaultNamespace).PodAntiAffinityExists("bar", "region", cyRequired).Obj(),
+			},
+			nodes: []*v1.Node{
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeA", Labels: map[string]string{"region": "r1", "zone": "z1", "hostname": "nodeA"}}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeB", Labels: map[string]string{"region": "r1", "zone": "z2", "hostname": "nodeB"}}},
+			},
+			wantFilterStatuses: []*cyFilterStatus{
+				&cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonExistingAntiAffinityRulesNotMatch},
+				&cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonExistingAntiAffinityRulesNotMatch},
+			},
+			name: "TestRequiredAffinityMultipleNodes/Test existing pod's anti-affinity: incoming pod wouldn't considered as a fit as it violates each existingPod's terms on all nodes",
+		},
+		{
+			pod: cyMakePod().Namespace(defaultNamespace).PodAntiAffinityExists("foo", "zone", cyRequired).
+				PodAntiAffinityExists("bar", "region", cyRequired).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Node("nodeA").Labels(map[string]string{"foo": ""}).Obj(),
+				cyMakePod().Node("nodeB").Labels(map[string]string{"bar": ""}).Obj(),
+			},
+			nodes: []*v1.Node{
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeA", Labels: map[string]string{"region": "r1", "zone": "z1", "hostname": "nodeA"}}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeB", Labels: map[string]string{"region": "r1", "zone": "z2", "hostname": "nodeB"}}},
+			},
+			wantFilterStatuses: []*cyFilterStatus{
+				&cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonAntiAffinityRulesNotMatch},
+				&cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonAntiAffinityRulesNotMatch},
+			},
+			name: "TestRequiredAffinityMultipleNodes/Test incoming pod's anti-affinity: incoming pod wouldn't considered as a fit as it at least violates one anti-affinity rule of existingPod",
+		},
+		{
+			pod: cyMakePod().Label("foo", "").Label("bar", "").Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Node("nodeA").Namespace(defaultNamespace).PodAntiAffinityExists("foo", "invalid-node-label", cyRequired).
+					PodAntiAffinityExists("bar", "zone", cyRequired).Obj(),
+			},
+			nodes: []*v1.Node{
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeA", Labels: map[string]string{"region": "r1", "zone": "z1", "hostname": "nodeA"}}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeB", Labels: map[string]string{"region": "r1", "zone": "z2", "hostname": "nodeB"}}},
+			},
+			wantFilterStatuses: []*cyFilterStatus{
+				&cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonExistingAntiAffinityRulesNotMatch},
+				nil,
+			},
+			name: "TestRequiredAffinityMultipleNodes/Test existing pod's anti-affinity: only when labelSelector and topologyKey both match, it's counted as a single term match - case when one term has invalid topologyKey",
+		},
+		{
+			pod: cyMakePod().Namespace(defaultNamespace).PodAntiAffinityExists("foo", "invalid-node-label", cyRequired).
+				PodAntiAffinityExists("bar", "zone", cyRequired).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Name("podA").Node("nodeA").Labels(map[string]string{"foo": "", "bar": ""}).Obj(),
+			},
+			nodes: []*v1.Node{
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeA", Labels: map[string]string{"region": "r1", "zone": "z1", "hostname": "nodeA"}}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeB", Labels: map[string]string{"region": "r1", "zone": "z2", "hostname": "nodeB"}}},
+			},
+			wantFilterStatuses: []*cyFilterStatus{
+				&cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonAntiAffinityRulesNotMatch},
+				nil,
+			},
+			name: "TestRequiredAffinityMultipleNodes/Test incoming pod's anti-affinity: only when labelSelector and topologyKey both match, it's counted as a single term match - case when one term has invalid topologyKey",
+		},
+		{
+			pod: cyMakePod().Label("foo", "").Label("bar", "").Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Namespace(defaultNamespace).Node("nodeA").PodAntiAffinityExists("foo", "region", cyRequired).
+					PodAntiAffinityExists("bar", "zone", cyRequired).Obj(),
+			},
+			nodes: []*v1.Node{
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeA", Labels: map[string]string{"region": "r1", "zone": "z1", "hostname": "nodeA"}}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeB", Labels: map[string]string{"region": "r1", "zone": "z2", "hostname": "nodeB"}}},
+			},
+			wantFilterStatuses: []*cyFilterStatus{
+				&cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonExistingAntiAffinityRulesNotMatch},
+				&cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonExistingAntiAffinityRulesNotMatch},
+			},
+			name: "TestRequiredAffinityMultipleNodes/Test existing pod's anti-affinity: only when labelSelector and topologyKey both match, it's counted as a single term match - case when all terms have valid topologyKey",
+		},
+		{
+			pod: cyMakePod().Namespace(defaultNamespace).PodAntiAffinityExists("foo", "region", cyRequired).
+				PodAntiAffinityExists("bar", "zone", cyRequired).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Node("nodeA").Labels(map[string]string{"foo": "", "bar": ""}).Obj(),
+			},
+			nodes: []*v1.Node{
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeA", Labels: map[string]string{"region": "r1", "zone": "z1", "hostname": "nodeA"}}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeB", Labels: map[string]string{"region": "r1", "zone": "z2", "hostname": "nodeB"}}},
+			},
+			wantFilterStatuses: []*cyFilterStatus{
+				&cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonAntiAffinityRulesNotMatch},
+				&cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonAntiAffinityRulesNotMatch},
+			},
+			name: "TestRequiredAffinityMultipleNodes/Test incoming pod's anti-affinity: only when labelSelector and topologyKey both match, it's counted as a single term match - case when all terms have valid topologyKey",
+		},
+		{
+			pod: cyMakePod().Label("foo", "").Label("bar", "").Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Node("nodeA").Namespace(defaultNamespace).PodAntiAffinityExists("foo", "zone", cyRequired).
+					PodAntiAffinityExists("labelA", "zone", cyRequired).Obj(),
+				cyMakePod().Node("nodeB").Namespace(defaultNamespace).PodAntiAffinityExists("bar", "zone", cyRequired).
+					PodAntiAffinityExists("labelB", "zone", cyRequired).Obj(),
+			},
+			nodes: []*v1.Node{
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeA", Labels: map[string]string{"region": "r1", "zone": "z1", "hostname": "nodeA"}}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeB", Labels: map[string]string{"region": "r1", "zone": "z2", "hostname": "nodeB"}}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeC", Labels: map[string]string{"region": "r1", "zone": "z3", "hostname": "nodeC"}}},
+			},
+			wantFilterStatuses: []*cyFilterStatus{
+				&cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonExistingAntiAffinityRulesNotMatch},
+				&cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonExistingAntiAffinityRulesNotMatch},
+				nil,
+			},
+			name: "TestRequiredAffinityMultipleNodes/Test existing pod's anti-affinity: existingPod on nodeA and nodeB has at least one anti-affinity term matches incoming pod, so incoming pod can only be scheduled to nodeC",
+		},
+		{
+			pod: cyMakePod().Namespace(defaultNamespace).PodAffinityExists("foo", "region", cyRequired).
+				PodAffinityExists("bar", "zone", cyRequired).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Name("pod1").Labels(map[string]string{"foo": "", "bar": ""}).Node("nodeA").Obj(),
+			},
+			nodes: []*v1.Node{
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeA", Labels: map[string]string{"region": "r1", "zone": "z1", "hostname": "nodeA"}}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeB", Labels: map[string]string{"region": "r1", "zone": "z1", "hostname": "nodeB"}}},
+			},
+			wantFilterStatuses: []*cyFilterStatus{nil, nil},
+			name:               "TestRequiredAffinityMultipleNodes/Test incoming pod's affinity: firstly check if all affinityTerms match, and then check if all topologyKeys match",
+		},
+		{
+			pod: cyMakePod().Namespace(defaultNamespace).PodAffinityExists("foo", "region", cyRequired).
+				PodAffinityExists("bar", "zone", cyRequired).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Node("nodeA").Name("pod1").Namespace(defaultNamespace).Labels(map[string]string{"foo": ""}).Obj(),
+				cyMakePod().Node("nodeB").Name("pod2").Namespace(defaultNamespace).Labels(map[string]string{"bar": ""}).Obj(),
+			},
+			nodes: []*v1.Node{
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeA", Labels: map[string]string{"region": "r1", "zone": "z1", "hostname": "nodeA"}}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeB", Labels: map[string]string{"region": "r1", "zone": "z2", "hostname": "nodeB"}}},
+			},
+			wantFilterStatuses: []*cyFilterStatus{
+				&cyFilterStatus{Code: "UnschedulableAndUnresolvable", Reason: cyErrReasonAffinityRulesNotMatch},
+				&cyFilterStatus{Code: "UnschedulableAndUnresolvable", Reason: cyErrReasonAffinityRulesNotMatch},
+			},
+			name: "TestRequiredAffinityMultipleNodes/Test incoming pod's affinity: firstly check if all affinityTerms match, and then check if all topologyKeys match, and the match logic should be satisfied on the same pod",
+		},
+		{
+			pod: cyMakePod().Namespace(defaultNamespace).PodAffinityExists("foo", v1.LabelHostname, cyRequired).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Name("pod1").Labels(map[string]string{"foo": ""}).Node("nodeA").Obj(),
+			},
+			nodes: []*v1.Node{
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeA", Labels: map[string]string{v1.LabelHostname: "nodeA"}}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeB", Labels: map[string]string{v1.LabelHostname: "nodeB"}}},
+			},
+			wantFilterStatuses: []*cyFilterStatus{
+				// Result for nodeA: Schedulable
+				nil,
+				// Result for nodeB: Unschedulable
+				&cyFilterStatus{Code: "UnschedulableAndUnresolvable", Reason: cyErrReasonAffinityRulesNotMatch},
+			},
+			name: "TestRequiredAffinityMultipleNodes/Test incoming pod's host-scoped affinity (fast path)",
+		},
+		{
+			pod: cyMakePod().Namespace(defaultNamespace).PodAntiAffinityExists("foo", v1.LabelHostname, cyRequired).Obj(),
+			pods: []*v1.Pod{
+				cyMakePod().Name("pod1").Labels(map[string]string{"foo": ""}).Node("nodeA").Obj(),
+			},
+			nodes: []*v1.Node{
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeA", Labels: map[string]string{v1.LabelHostname: "nodeA"}}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "nodeB", Labels: map[string]string{v1.LabelHostname: "nodeB"}}},
+			},
+			wantFilterStatuses: []*cyFilterStatus{
+				// Result for nodeA: Unschedulable
+				&cyFilterStatus{Code: "Unschedulable", Reason: cyErrReasonAntiAffinityRulesNotMatch},
+				// Result for nodeB: Schedulable
+				nil,
+			},
+			name: "TestRequiredAffinityMultipleNodes/Test incoming pod's host-scoped anti-affinity (fast path)",
+		},
+	}
+
+	for _, test := range tests {
+		t.Run(test.name, func(t *testing.T) {
+			c := &Cycle{Nodes: test.nodes, Pods: test.pods, NamespaceLabels: map[string]map[string]string{"NS1": nil}}
+			s, err := c.AffinityPreFilter(test.pod)
+			var pre *cyFilterStatus
+			switch {
+			case err != nil:
+				pre = &cyFilterStatus{Code: "ParseError"}
+			case cyAffinityPreFilterSkips(s, test.pod):
+				pre = &cyFilterStatus{Code: "Skip"}
+			}
+			if diff := cmp.Diff(test.wantPreFilterStatus, pre); diff != "" {
+				t.Fatalf("PreFilter status (-want +got):\n%s (err %v)", diff, err)
+			}
+			if pre != nil {
+				return
+			}
+			for i, node := range test.nodes {
+				if diff := cmp.Diff(test.wantFilterStatuses[i], cyAffinityFilter(t, c, s, test.pod, node)); diff != "" {
+					t.Errorf("Filter status on %s (-want +got):\n%s", node.Name, diff)
+				}
+			}
+		})
+	}
+}
+
+func (p *cyPodWrapper) PodAntiAffinityNotIn(key, topologyKey string, vals []string, kind cyAffinityKind) *cyPodWrapper {
+	return p.PodAntiAffinity(topologyKey, cyReq(key, metav1.LabelSelectorOpNotIn, vals), kind)
 }

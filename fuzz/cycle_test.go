@@ -4013,3 +4013,238 @@ func TestCycleAffinityFilterMultipleNodes(t *testing.T) {
 func (p *cyPodWrapper) PodAntiAffinityNotIn(key, topologyKey string, vals []string, kind cyAffinityKind) *cyPodWrapper {
 	return p.PodAntiAffinity(topologyKey, cyReq(key, metav1.LabelSelectorOpNotIn, vals), kind)
 }
+
+// TestCycleAffinityPreFilterRules checks rules of v1.37.2's InterPodAffinity
+// PreFilter that upstream's tests leave unasserted; each expectation is
+// derived from the code (filtering.go, plugin.go, framework types.go) in the
+// case's comment. These cases are ours, not upstream's.
+func TestCycleAffinityPreFilterRules(t *testing.T) {
+	zoneNode := func(name, zone string) *v1.Node {
+		return cyMakeNode().Name(name).Label("zone", zone).Label(v1.LabelHostname, name).Obj()
+	}
+	nodes := []*v1.Node{zoneNode("n1", "z1"), zoneNode("n2", "z2"), cyMakeNode().Name("n3").Label(v1.LabelHostname, "n3").Obj()}
+	nsLabels := map[string]map[string]string{"a": {"team": "t1"}, "b": {"team": "t2"}, "c": {"team": "t1"}}
+	teamT1 := cyMakeSelector().Label("team", "t1").Obj()
+	antiTerm := func(ns string, nsSel *metav1.LabelSelector) *v1.Pod {
+		p := cyMakePod().Name("placed-anti").Namespace(ns).Node("n1").Obj()
+		p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{
+			{LabelSelector: cyExists("app"), TopologyKey: "zone", NamespaceSelector: nsSel},
+		}}}
+		return p
+	}
+	incoming := func(ns string, term v1.PodAffinityTerm, anti bool) *v1.Pod {
+		p := cyMakePod().Name("incoming").Namespace(ns).Label("app", "x").Obj()
+		if anti {
+			p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{term}}}
+		} else {
+			p.Spec.Affinity = &v1.Affinity{PodAffinity: &v1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{term}}}
+		}
+		return p
+	}
+	placed := func(name, ns, node string, terminating bool) *v1.Pod {
+		p := cyMakePod().Name(name).Namespace(ns).Node(node).Label("app", "y")
+		if terminating {
+			p.Terminating()
+		}
+		return p.Obj()
+	}
+	z := func(v string) TopologyPair { return TopologyPair{"zone", v} }
+
+	tests := []struct {
+		name string
+		pods []*v1.Pod
+		pod  *v1.Pod
+		want AffinityPreFilter
+	}{
+		{
+			// Matches(incomingPod, nsLabels): a placed pod's namespaceSelector
+			// is evaluated with the incoming pod's namespace labels.
+			name: "placed anti-affinity namespaceSelector matches the incoming pod's namespace labels",
+			pods: []*v1.Pod{antiTerm("b", teamT1)},
+			pod:  cyMakePod().Name("incoming").Namespace("c").Label("app", "x").Obj(),
+			want: AffinityPreFilter{ExistingAntiAffinity: TopologyCounts{z("z1"): 1}, Affinity: TopologyCounts{}, AntiAffinity: TopologyCounts{}},
+		},
+		{
+			name: "placed anti-affinity namespaceSelector does not match the incoming pod's namespace labels",
+			pods: []*v1.Pod{antiTerm("b", teamT1)},
+			pod:  cyMakePod().Name("incoming").Namespace("b").Label("app", "x").Obj(),
+			want: AffinityPreFilter{ExistingAntiAffinity: TopologyCounts{}, Affinity: TopologyCounts{}, AntiAffinity: TopologyCounts{}},
+		},
+		{
+			// An unknown namespace has no labels; `{}` matches them anyway.
+			name: "placed anti-affinity namespaceSelector {} matches an unknown namespace",
+			pods: []*v1.Pod{antiTerm("b", cyMakeSelector().Obj())},
+			pod:  cyMakePod().Name("incoming").Namespace("unknown").Label("app", "x").Obj(),
+			want: AffinityPreFilter{ExistingAntiAffinity: TopologyCounts{z("z1"): 1}, Affinity: TopologyCounts{}, AntiAffinity: TopologyCounts{}},
+		},
+		{
+			// mergeAffinityTermNamespacesIfNotEmpty lists the known namespaces
+			// that match: a and c, not b.
+			name: "incoming affinity namespaceSelector is merged from the namespace labels",
+			pods: []*v1.Pod{placed("pa", "a", "n1", false), placed("pb", "b", "n2", false), placed("pc", "c", "n2", false)},
+			pod:  incoming("b", v1.PodAffinityTerm{LabelSelector: cyExists("app"), TopologyKey: "zone", NamespaceSelector: teamT1}, false),
+			want: AffinityPreFilter{ExistingAntiAffinity: TopologyCounts{}, Affinity: TopologyCounts{z("z1"): 1, z("z2"): 1}, AntiAffinity: TopologyCounts{}},
+		},
+		{
+			// A namespaceSelector that lists namespaces too: the union.
+			name: "incoming anti-affinity namespaces and namespaceSelector are a union",
+			pods: []*v1.Pod{placed("pa", "a", "n1", false), placed("pb", "b", "n2", false), placed("pd", "d", "n2", false)},
+			pod: incoming("b", v1.PodAffinityTerm{LabelSelector: cyExists("app"), TopologyKey: "zone", Namespaces: []string{"d"},
+				NamespaceSelector: cyMakeSelector().Label("team", "none").Obj()}, true),
+			want: AffinityPreFilter{ExistingAntiAffinity: TopologyCounts{}, Affinity: TopologyCounts{}, AntiAffinity: TopologyCounts{z("z2"): 1}},
+		},
+		{
+			// `{}` is Empty(), so it is not merged and matches every namespace.
+			name: "incoming anti-affinity namespaceSelector {} matches every namespace, known or not",
+			pods: []*v1.Pod{placed("pa", "a", "n1", false), placed("px", "unknown", "n2", false)},
+			pod:  incoming("b", v1.PodAffinityTerm{LabelSelector: cyExists("app"), TopologyKey: "zone", NamespaceSelector: cyMakeSelector().Obj()}, true),
+			want: AffinityPreFilter{ExistingAntiAffinity: TopologyCounts{}, Affinity: TopologyCounts{}, AntiAffinity: TopologyCounts{z("z1"): 1, z("z2"): 1}},
+		},
+		{
+			// InterPodAffinity scans nodeInfo.GetPods(), terminating or not;
+			// n3 has no zone label, so its pod adds nothing.
+			name: "terminating placed pods count; a node without the key adds nothing",
+			pods: []*v1.Pod{placed("p1", "b", "n1", true), placed("p3", "b", "n3", false)},
+			pod:  incoming("b", v1.PodAffinityTerm{LabelSelector: cyExists("app"), TopologyKey: "zone"}, false),
+			want: AffinityPreFilter{ExistingAntiAffinity: TopologyCounts{}, Affinity: TopologyCounts{z("z1"): 1}, AntiAffinity: TopologyCounts{}},
+		},
+		{
+			name: "a placed pod on a node that is not in the cycle is ignored",
+			pods: []*v1.Pod{placed("p1", "b", "gone", false)},
+			pod:  incoming("b", v1.PodAffinityTerm{LabelSelector: cyExists("app"), TopologyKey: "zone"}, false),
+			want: AffinityPreFilter{ExistingAntiAffinity: TopologyCounts{}, Affinity: TopologyCounts{}, AntiAffinity: TopologyCounts{}},
+		},
+		{
+			// GetAffinityTerms does not merge matchLabelKeys: the API server
+			// does at creation. A hand-built pod's keys are ignored.
+			name: "matchLabelKeys of an incoming term are not merged by the scheduler",
+			pods: []*v1.Pod{placed("p1", "b", "n1", false)},
+			pod: incoming("b", v1.PodAffinityTerm{LabelSelector: cyExists("app"), TopologyKey: "zone",
+				MatchLabelKeys: []string{"app"}}, false),
+			want: AffinityPreFilter{ExistingAntiAffinity: TopologyCounts{}, Affinity: TopologyCounts{z("z1"): 1}, AntiAffinity: TopologyCounts{}},
+		},
+		{
+			// NewPodInfo's error is ignored for placed pods: the failing list
+			// is empty, the others still count.
+			name: "a placed pod's anti-affinity that does not compile counts for nothing",
+			pods: func() []*v1.Pod {
+				p := antiTerm("b", nil)
+				p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution,
+					v1.PodAffinityTerm{LabelSelector: cyReq("app", metav1.LabelSelectorOpIn, nil), TopologyKey: "zone"})
+				return []*v1.Pod{p}
+			}(),
+			pod:  cyMakePod().Name("incoming").Namespace("b").Label("app", "x").Obj(),
+			want: AffinityPreFilter{ExistingAntiAffinity: TopologyCounts{}, Affinity: TopologyCounts{}, AntiAffinity: TopologyCounts{}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Cycle{Nodes: nodes, Pods: tc.pods, NamespaceLabels: nsLabels}
+			got, err := c.AffinityPreFilter(tc.pod)
+			if err != nil {
+				t.Fatalf("AffinityPreFilter() = %v", err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("AffinityPreFilter() (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("an incoming term that does not compile is an error", func(t *testing.T) {
+		c := &Cycle{Nodes: nodes}
+		p := incoming("b", v1.PodAffinityTerm{LabelSelector: cyReq("app", metav1.LabelSelectorOpIn, nil), TopologyKey: "zone"}, false)
+		if _, err := c.AffinityPreFilter(p); err == nil {
+			t.Errorf("AffinityPreFilter() = nil error, want one")
+		}
+	})
+}
+
+// TestCycleSpreadRules checks rules of v1.37.2's PodTopologySpread PreFilter
+// and PreScore that upstream's state tests leave unasserted; each
+// expectation is derived from the code (common.go, filtering.go, scoring.go)
+// in the case's comment. These cases are ours, not upstream's.
+func TestCycleSpreadRules(t *testing.T) {
+	nodes := []*v1.Node{
+		cyMakeNode().Name("n1").Label("zone", "z1").Label("rack", "r1").Obj(),
+		cyMakeNode().Name("n2").Label("zone", "z1").Label("rack", "r2").Obj(),
+		cyMakeNode().Name("n3").Label("zone", "z2").Obj(), // no rack
+		cyMakeNode().Name("n4").Label("zone", "z3").Label("rack", "r4").Obj(),
+	}
+	foo := func(name, node string) *cyPodWrapper { return cyMakePod().Name(name).Node(node).Label("foo", "") }
+	pods := []*v1.Pod{
+		foo("a", "n1").Obj(),
+		foo("b", "n1").Terminating().Obj(),
+		foo("c", "n2").Obj(),
+		foo("d", "n3").Obj(),
+		foo("e", "n4").Obj(),
+	}
+	c := &Cycle{Nodes: nodes, Pods: pods}
+	two := int32(2)
+
+	t.Run("PreFilter", func(t *testing.T) {
+		// Terminating pods are not counted (b); n3 lacks the rack key of the
+		// second constraint, so it is left out of both (z2 is no domain).
+		// {} (no matchLabelKeys) is Empty: its domains count no pod.
+		p := cyMakePod().Name("p").Label("foo", "").
+			SpreadConstraint(1, "zone", v1.DoNotSchedule, cyExists("foo"), &two, nil, nil, nil).
+			SpreadConstraint(1, "rack", v1.DoNotSchedule, cyMakeSelector().Obj(), nil, nil, nil, nil).Obj()
+		got, err := c.SpreadPreFilter(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gotW []cySpreadWant
+		for _, g := range got {
+			gotW = append(gotW, cyGotSpread(g))
+		}
+		want := []cySpreadWant{
+			{key: "zone", minDomains: 2, counts: map[string]int{"z1": 2, "z3": 1}, paths: [2]int{1, 2}},
+			{key: "rack", counts: map[string]int{"r1": 0, "r2": 0, "r4": 0}, paths: [2]int{0, 0}},
+		}
+		for i := range want {
+			want[i] = want[i].normalized()
+		}
+		if diff := cmp.Diff(want, gotW, cmp.AllowUnexported(cySpreadWant{})); diff != "" {
+			t.Errorf("SpreadPreFilter() (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("PreScore", func(t *testing.T) {
+		// Domains come from the filtered nodes (n1, n3: z1, z2); counts from
+		// every node of those domains (n2's pod counts in z1; z3 is no
+		// domain); the hostname key has no domains, its weight counts the
+		// filtered nodes that are not ignored.
+		p := cyMakePod().Name("p").Label("foo", "").
+			SpreadConstraint(1, "zone", v1.ScheduleAnyway, cyExists("foo"), nil, nil, nil, nil).Obj()
+		got, ok, err := c.SpreadPreScore(p, []string{"n1", "n3"})
+		if err != nil || !ok {
+			t.Fatalf("SpreadPreScore() = ok %v, err %v", ok, err)
+		}
+		cyCheckSpreadPreScore(t, got, []cySpreadScoreWant{{key: "zone", counts: map[string]int64{"z1": 2, "z2": 1}, domains: 2}}, nil)
+
+		// A filtered node without a constraint's key is ignored.
+		p = cyMakePod().Name("p").Label("foo", "").
+			SpreadConstraint(1, "rack", v1.ScheduleAnyway, cyExists("foo"), nil, nil, nil, nil).
+			SpreadConstraint(1, v1.LabelHostname, v1.ScheduleAnyway, cyExists("foo"), nil, nil, nil, nil).Obj()
+		hostNodes := []*v1.Node{
+			cyMakeNode().Name("h1").Label("rack", "r1").Label(v1.LabelHostname, "h1").Obj(),
+			cyMakeNode().Name("h2").Label("rack", "r1").Label(v1.LabelHostname, "h2").Obj(),
+			cyMakeNode().Name("h3").Label(v1.LabelHostname, "h3").Obj(),
+		}
+		hc := &Cycle{Nodes: hostNodes, Pods: []*v1.Pod{foo("x", "h2").Obj()}}
+		got, ok, err = hc.SpreadPreScore(p, []string{"h1", "h2", "h3"})
+		if err != nil || !ok {
+			t.Fatalf("SpreadPreScore() = ok %v, err %v", ok, err)
+		}
+		cyCheckSpreadPreScore(t, got, []cySpreadScoreWant{
+			{key: "rack", counts: map[string]int64{"r1": 1}, domains: 1},
+			{key: v1.LabelHostname, counts: map[string]int64{}, domains: 2},
+		}, []string{"h3"})
+	})
+	t.Run("PreScore skips", func(t *testing.T) {
+		p := cyMakePod().Name("p").SpreadConstraint(1, "zone", v1.DoNotSchedule, cyExists("foo"), nil, nil, nil, nil).Obj()
+		if _, ok, err := c.SpreadPreScore(p, []string{"n1"}); ok || err != nil {
+			t.Errorf("SpreadPreScore(no ScheduleAnyway constraint) = ok %v, err %v; want Skip", ok, err)
+		}
+		if _, ok, err := (&Cycle{}).SpreadPreScore(cyMakePod().SpreadConstraint(1, "zone", v1.ScheduleAnyway, nil, nil, nil, nil, nil).Obj(), nil); ok || err != nil {
+			t.Errorf("SpreadPreScore(no nodes) = ok %v, err %v; want Skip", ok, err)
+		}
+	})
+}

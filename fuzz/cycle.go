@@ -347,6 +347,9 @@ func (c *Cycle) AffinityPreScore(p *v1.Pod, args AffinityScoreArgs) (scores map[
 	preferred, preferredAnti := c.mergeNamespaces(pt.preferredAffinity), c.mergeNamespaces(pt.preferredAnti)
 	pLabels := c.namespaceLabels(p.Namespace)
 	scores = make(map[string]map[string]int64)
+	// Deltas are computed as upstream's processTerm does, int64(weight *
+	// multiplier) in int32 arithmetic, so that even weights outside the API's
+	// 1..100 give the same sums.
 	add := func(node *v1.Node, key string, delta int64) {
 		v, ok := node.Labels[key]
 		if !ok {
@@ -370,7 +373,7 @@ func (c *Cycle) AffinityPreScore(p *v1.Pod, args AffinityScoreArgs) (scores map[
 			}
 			for _, t := range preferredAnti {
 				if t.matches(q, nil) {
-					add(node, t.topologyKey, -int64(t.weight))
+					add(node, t.topologyKey, int64(t.weight*-1))
 				}
 			}
 			qt, _ := compileCyclePod(q)
@@ -388,7 +391,7 @@ func (c *Cycle) AffinityPreScore(p *v1.Pod, args AffinityScoreArgs) (scores map[
 			}
 			for _, t := range qt.preferredAnti {
 				if t.matches(p, pLabels) {
-					add(node, t.topologyKey, -int64(t.weight))
+					add(node, t.topologyKey, int64(t.weight*-1))
 				}
 			}
 		}

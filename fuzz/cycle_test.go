@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
 )
 
@@ -4247,4 +4248,1064 @@ func TestCycleSpreadRules(t *testing.T) {
 			t.Errorf("SpreadPreScore(no nodes) = ok %v, err %v; want Skip", ok, err)
 		}
 	})
+}
+
+// cySpreadFilter is PodTopologySpread's Filter over the reference's PreFilter
+// state: per constraint, a node without the key is UnschedulableAndUnresolvable;
+// otherwise the node's domain count, plus 1 when p matches the selector,
+// minus the minimum count (0 when there are fewer domains than minDomains)
+// must not exceed maxSkew.
+func cySpreadFilter(s []SpreadFilterConstraint, p *v1.Pod, node *v1.Node) string {
+	for _, c := range s {
+		v, ok := node.Labels[c.TopologyKey]
+		if !ok {
+			return "UnschedulableAndUnresolvable"
+		}
+		minMatch := c.MinMatch
+		if len(c.Counts) < int(c.MinDomains) {
+			minMatch = 0
+		}
+		self := 0
+		if c.Selector.Matches(labels.Set(p.Labels)) {
+			self = 1
+		}
+		if c.Counts[v]+self-minMatch > int(c.MaxSkew) {
+			return "Unschedulable"
+		}
+	}
+	return "Success"
+}
+
+// cySpreadFilterCase runs one of upstream's Filter cases against the
+// reference, skipping it where upstream's gate settings (both gates off
+// unless the case enables the inclusion policies) make its expectation
+// differ from v1.37.2's defaults.
+func cySpreadFilterCase(t *testing.T, pod *v1.Pod, nodes []*v1.Node, pods []*v1.Pod, want map[string]string, inclusionGate bool) {
+	t.Helper()
+	for _, c := range pod.Spec.TopologySpreadConstraints {
+		if !inclusionGate && (c.NodeAffinityPolicy != nil || c.NodeTaintsPolicy != nil) {
+			t.Skip("upstream runs it with NodeInclusionPolicyInPodTopologySpread off; v1.37.2's default is on")
+		}
+		for _, k := range c.MatchLabelKeys {
+			if _, ok := pod.Labels[k]; ok {
+				t.Skip("upstream runs it with MatchLabelKeysInPodTopologySpread off; v1.37.2's default is on")
+			}
+		}
+	}
+	c := &Cycle{Nodes: nodes, Pods: pods}
+	s, err := c.SpreadPreFilter(pod)
+	if err != nil || s == nil {
+		t.Fatalf("SpreadPreFilter() = %v, %v; want a state", s, err)
+	}
+	got := map[string]string{}
+	for _, n := range nodes {
+		got[n.Name] = cySpreadFilter(s, pod, n)
+	}
+	if len(want) == 0 {
+		return // upstream checks nothing then
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Filter codes (-want +got):\n%s", diff)
+	}
+}
+
+// TestCycleSpreadFilterSingleConstraint ports podtopologyspread's
+// TestSingleConstraint: upstream asserts Filter's codes, so the reference's
+// PreFilter state is run through Filter's rules (cySpreadFilter). The table
+// is upstream's literals with only the framework types replaced.
+func TestCycleSpreadFilterSingleConstraint(t *testing.T) {
+	fooSelector := cyMakeSelector().Exists("foo").Obj()
+	barSelector := cyMakeSelector().Exists("bar").Obj()
+	ignorePolicy, honorPolicy := v1.NodeInclusionPolicyIgnore, v1.NodeInclusionPolicyHonor
+	taints := []v1.Taint{{Key: v1.TaintNodeUnschedulable, Value: "", Effect: v1.TaintEffectNoSchedule}}
+	_, _, _, _, _ = fooSelector, barSelector, ignorePolicy, honorPolicy, taints
+	tests := []struct {
+		name                      string
+		pod                       *v1.Pod
+		nodes                     []*v1.Node
+		existingPods              []*v1.Pod
+		wantStatusCode            map[string]string
+		enableNodeInclusionPolicy bool
+	}{
+		{
+			name: "TestSingleConstraint/no existing pods",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Success",
+				"node-b": "Success",
+				"node-x": "Success",
+				"node-y": "Success",
+			},
+		},
+		{
+			name: "TestSingleConstraint/no existing pods, incoming pod doesn't match itself",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, barSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Success",
+				"node-b": "Success",
+				"node-x": "Success",
+				"node-y": "Success",
+			},
+		},
+		{
+			name: "TestSingleConstraint/existing pods in a different namespace do not count",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Namespace("ns1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Namespace("ns2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-x1").Node("node-x").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Success",
+				"node-b": "Success",
+				"node-x": "Unschedulable",
+				"node-y": "Unschedulable",
+			},
+		},
+		{
+			name: "TestSingleConstraint/existing pods do not match null selector",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, nil, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-x1").Node("node-x").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Success",
+				"node-b": "Success",
+				"node-x": "Success",
+				"node-y": "Success",
+			},
+		},
+		{
+			name: "TestSingleConstraint/pods spread across zones as 3/3, all nodes fit",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y2").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y3").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Success",
+				"node-b": "Success",
+				"node-x": "Success",
+				"node-y": "Success",
+			},
+		},
+		{
+			// TODO(Huang-Wei): maybe document this to remind users that typos on node labels
+			// can cause unexpected behavior
+			name: "TestSingleConstraint/pods spread across zones as 1/2 due to absence of label 'zone' on node-b",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zon", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-x1").Node("node-x").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Success",
+				"node-b": "UnschedulableAndUnresolvable",
+				"node-x": "Unschedulable",
+				"node-y": "Unschedulable",
+			},
+		},
+		{
+			name: "TestSingleConstraint/pod cannot be scheduled as all nodes don't have label 'rack'",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "rack", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "UnschedulableAndUnresolvable",
+				"node-x": "UnschedulableAndUnresolvable",
+			},
+		},
+		{
+			name: "TestSingleConstraint/pods spread across nodes as 2/1/0/3, only node-x fits",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y2").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y3").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Unschedulable",
+				"node-x": "Success",
+				"node-y": "Unschedulable",
+			},
+		},
+		{
+			name: "TestSingleConstraint/pods spread across nodes as 2/1/0/3, maxSkew is 2, node-b and node-x fit",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(2, "node", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y2").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y3").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Success",
+				"node-x": "Success",
+				"node-y": "Unschedulable",
+			},
+		},
+		{
+			// not a desired case, but it can happen
+			// TODO(Huang-Wei): document this "pod-not-match-itself" case
+			// in this case, placement of the new pod doesn't change pod distribution of the cluster
+			// as the incoming pod doesn't have label "foo"
+			name: "TestSingleConstraint/pods spread across nodes as 2/1/0/3, but pod doesn't match itself",
+			pod: cyMakePod().Name("p").Label("bar", "").
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y2").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y3").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Success",
+				"node-x": "Success",
+				"node-y": "Unschedulable",
+			},
+		},
+		{
+			// only node-a and node-y are considered, so pods spread as 2/~1~/~0~/3
+			// ps: '~num~' is a markdown symbol to denote a crossline through 'num'
+			// but in this unit test, we don't run NodeAffinity/TaintToleration Predicate, so node-b and node-x are
+			// still expected to be fits;
+			// the fact that node-a fits can prove the underlying logic works
+			name: "TestSingleConstraint/incoming pod has nodeAffinity, pods spread as 2/~1~/~0~/3, hence node-a fits",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				NodeAffinityIn("node", []string{"node-a", "node-y"}).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y2").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y3").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Success",
+				"node-b": "Success", // in real case, it's false
+				"node-x": "Success", // in real case, it's false
+				"node-y": "Unschedulable",
+			},
+		},
+		{
+			name: "TestSingleConstraint/terminating Pods should be excluded",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("node", "node-b").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a").Node("node-a").Label("foo", "").Terminating().Obj(),
+				cyMakePod().Name("p-b").Node("node-b").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Success",
+				"node-b": "Unschedulable",
+			},
+		},
+		{
+			// In this unit test, NodeAffinity plugin is not involved, so node-b still fits
+			name: "TestSingleConstraint/incoming pod has nodeAffinity, pods spread as 0/~2~/0/1, hence node-a fits",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				NodeAffinityNotIn("node", []string{"node-b"}).
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b2").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Success",
+				"node-b": "Success", // in real case, it's Unschedulable
+				"node-x": "Unschedulable",
+				"node-y": "Unschedulable",
+			},
+		},
+		{
+			name: "TestSingleConstraint/pods spread across nodes as 2/2/1, maxSkew is 2, and the number of domains < minDomains, then the third node fits",
+			pod: cyMakePod().Name("p").Label("foo", "").SpreadConstraint(
+				2,
+				"node",
+				v1.DoNotSchedule,
+				fooSelector,
+				ptr.To[int32](4), // larger than the number of domains(3)
+				nil,
+				nil,
+				nil,
+			).Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-c").Label("node", "node-c").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b2").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-c1").Node("node-c").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Unschedulable",
+				"node-c": "Success",
+			},
+		},
+		{
+			name: "TestSingleConstraint/pods spread across nodes as 2/2/1, maxSkew is 2, and the number of domains > minDomains, then the all nodes fit",
+			pod: cyMakePod().Name("p").Label("foo", "").SpreadConstraint(
+				2,
+				"node",
+				v1.DoNotSchedule,
+				fooSelector,
+				ptr.To[int32](2), // smaller than the number of domains(3)
+				nil,
+				nil,
+				nil,
+			).Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-c").Label("node", "node-c").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b2").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-c1").Node("node-c").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Success",
+				"node-b": "Success",
+				"node-c": "Success",
+			},
+		},
+		{
+			name: "TestSingleConstraint/pods spread across zone as 2/1, maxSkew is 2 and the number of domains < minDomains, then the third and fourth nodes fit",
+			pod: cyMakePod().Name("p").Label("foo", "").SpreadConstraint(
+				2,
+				"zone",
+				v1.DoNotSchedule,
+				fooSelector,
+				ptr.To[int32](3), // larger than the number of domains(2)
+				nil,
+				nil,
+				nil,
+			).Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-b1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b2").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Unschedulable",
+				"node-x": "Success",
+				"node-y": "Success",
+			},
+		},
+		{
+			name: "TestSingleConstraint/pods spread across zone as 2/1, maxSkew is 2 and the number of domains > minDomains, then the all nodes fit",
+			pod: cyMakePod().Name("p").Label("foo", "").SpreadConstraint(
+				2,
+				"zone",
+				v1.DoNotSchedule,
+				fooSelector,
+				ptr.To[int32](1), // smaller than the number of domains(2)
+				nil,
+				nil,
+				nil,
+			).Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-b1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b2").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Success",
+				"node-b": "Success",
+				"node-x": "Success",
+				"node-y": "Success",
+			},
+		},
+		{
+			// pods spread across node as 1/1/0/~0~
+			name: "TestSingleConstraint/NodeAffinityPolicy honored with labelSelectors",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				NodeSelector(map[string]string{"foo": ""}).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("node", "node-a").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-b").Label("node", "node-b").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-x").Label("node", "node-x").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-y").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-b1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b2").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Unschedulable",
+				"node-x": "Success",
+				"node-y": "Success", // in real case, when we disable NodeAffinity Plugin, node-y will be success.
+			},
+			enableNodeInclusionPolicy: true,
+		},
+		{
+			// pods spread across node as 1/1/0/~1~
+			name: "TestSingleConstraint/NodeAffinityPolicy ignored with labelSelectors",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				NodeSelector(map[string]string{"foo": ""}).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, &ignorePolicy, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("node", "node-a").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-b").Label("node", "node-b").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-x").Label("node", "node-x").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-y").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-b1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b2").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Unschedulable",
+				"node-x": "Success",
+				"node-y": "Unschedulable",
+			},
+			enableNodeInclusionPolicy: true,
+		},
+		{
+			// pods spread across node as 1/1/0/~0~
+			name: "TestSingleConstraint/NodeAffinityPolicy honored with nodeAffinity",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				NodeAffinityIn("foo", []string{""}).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("node", "node-a").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-b").Label("node", "node-b").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-x").Label("node", "node-x").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-y").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-b1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b2").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Unschedulable",
+				"node-x": "Success",
+				"node-y": "Success", // in real case, when we disable NodeAffinity Plugin, node-y will be success.
+			},
+			enableNodeInclusionPolicy: true,
+		},
+		{
+			// pods spread across node as 1/1/0/~1~
+			name: "TestSingleConstraint/NodeAffinityPolicy ignored with labelSelectors",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				NodeAffinityIn("foo", []string{""}).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, &ignorePolicy, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("node", "node-a").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-b").Label("node", "node-b").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-x").Label("node", "node-x").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-y").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-b1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b2").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Unschedulable",
+				"node-x": "Success",
+				"node-y": "Unschedulable",
+			},
+			enableNodeInclusionPolicy: true,
+		},
+		{
+			// pods spread across node as 1/1/0/~0~
+			name: "TestSingleConstraint/NodeTaintsPolicy honored",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, nil, &honorPolicy, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("node", "node-a").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-b").Label("node", "node-b").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-x").Label("node", "node-x").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-y").Label("node", "node-y").Taints(taints).Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-b1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b2").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Unschedulable",
+				"node-x": "Success",
+				"node-y": "Success", // in real case, when we disable TaintToleration Plugin, node-y will be success.
+			},
+			enableNodeInclusionPolicy: true,
+		},
+		{
+			// pods spread across node as 1/1/0/~1~
+			name: "TestSingleConstraint/NodeTaintsPolicy ignored",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("node", "node-a").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-b").Label("node", "node-b").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-x").Label("node", "node-x").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-y").Label("node", "node-y").Taints(taints).Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-b1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b2").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Unschedulable",
+				"node-x": "Success",
+				"node-y": "Unschedulable",
+			},
+			enableNodeInclusionPolicy: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cySpreadFilterCase(t, tt.pod, tt.nodes, tt.existingPods, tt.wantStatusCode, tt.enableNodeInclusionPolicy)
+		})
+	}
+}
+
+// TestCycleSpreadFilterMultipleConstraints ports podtopologyspread's
+// TestMultipleConstraints, as TestCycleSpreadFilterSingleConstraint does.
+func TestCycleSpreadFilterMultipleConstraints(t *testing.T) {
+	fooSelector := cyMakeSelector().Exists("foo").Obj()
+	barSelector := cyMakeSelector().Exists("bar").Obj()
+	ignorePolicy, honorPolicy := v1.NodeInclusionPolicyIgnore, v1.NodeInclusionPolicyHonor
+	taints := []v1.Taint{{Key: v1.TaintNodeUnschedulable, Value: "", Effect: v1.TaintEffectNoSchedule}}
+	_, _, _, _, _ = fooSelector, barSelector, ignorePolicy, honorPolicy, taints
+	tests := []struct {
+		name                      string
+		pod                       *v1.Pod
+		nodes                     []*v1.Node
+		existingPods              []*v1.Pod
+		wantStatusCode            map[string]string
+		enableNodeInclusionPolicy bool
+	}{
+		{
+			// 1. to fulfil "zone" constraint, incoming pod can be placed on any zone (hence any node)
+			// 2. to fulfil "node" constraint, incoming pod can be placed on node-x
+			// intersection of (1) and (2) returns node-x
+			name: "TestMultipleConstraints/two Constraints on zone and node, spreads = [3/3, 2/1/0/3]",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y2").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y3").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Unschedulable",
+				"node-x": "Success",
+				"node-y": "Unschedulable",
+			},
+		},
+		{
+			// 1. to fulfil "zone" constraint, incoming pod can be placed on zone1 (node-a or node-b)
+			// 2. to fulfil "node" constraint, incoming pod can be placed on node-x
+			// intersection of (1) and (2) returns no node
+			name: "TestMultipleConstraints/two Constraints on zone and node, spreads = [3/4, 2/1/0/4]",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y2").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y3").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y4").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Unschedulable",
+				"node-x": "Unschedulable",
+				"node-y": "Unschedulable",
+			},
+		},
+		{
+			// 1. to fulfil "zone" constraint, incoming pod can be placed on zone2 (node-x or node-y)
+			// 2. to fulfil "node" constraint, incoming pod can be placed on node-a, node-b or node-x
+			// intersection of (1) and (2) returns node-x
+			name: "TestMultipleConstraints/Constraints hold different labelSelectors, spreads = [1/0, 1/0/0/1]",
+			pod: cyMakePod().Name("p").Label("foo", "").Label("bar", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("bar", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Unschedulable",
+				"node-x": "Success",
+				"node-y": "Unschedulable",
+			},
+		},
+		{
+			// 1. to fulfil "zone" constraint, incoming pod can be placed on zone2 (node-x or node-y)
+			// 2. to fulfil "node" constraint, incoming pod can be placed on node-a or node-b
+			// intersection of (1) and (2) returns no node
+			name: "TestMultipleConstraints/Constraints hold different labelSelectors, spreads = [1/0, 0/0/1/1]",
+			pod: cyMakePod().Name("p").Label("foo", "").Label("bar", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-x1").Node("node-x").Label("bar", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("bar", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Unschedulable",
+				"node-x": "Unschedulable",
+				"node-y": "Unschedulable",
+			},
+		},
+		{
+			// 1. to fulfil "zone" constraint, incoming pod can be placed on zone1 (node-a or node-b)
+			// 2. to fulfil "node" constraint, incoming pod can be placed on node-b or node-x
+			// intersection of (1) and (2) returns node-b
+			name: "TestMultipleConstraints/Constraints hold different labelSelectors, spreads = [2/3, 1/0/0/1]",
+			pod: cyMakePod().Name("p").Label("foo", "").Label("bar", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Label("bar", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y2").Node("node-y").Label("foo", "").Label("bar", "").Obj(),
+				cyMakePod().Name("p-y3").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Success",
+				"node-x": "Unschedulable",
+				"node-y": "Unschedulable",
+			},
+		},
+		{
+			// 1. pod doesn't match itself on "zone" constraint, so it can be put onto any zone
+			// 2. to fulfil "node" constraint, incoming pod can be placed on node-a or node-b
+			// intersection of (1) and (2) returns node-a and node-b
+			name: "TestMultipleConstraints/Constraints hold different labelSelectors but pod doesn't match itself on 'zone' constraint",
+			pod: cyMakePod().Name("p").Label("bar", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-x1").Node("node-x").Label("bar", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("bar", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Success",
+				"node-b": "Success",
+				"node-x": "Unschedulable",
+				"node-y": "Unschedulable",
+			},
+		},
+		{
+			// 1. to fulfil "zone" constraint, incoming pod can be placed on any zone (hence any node)
+			// 2. to fulfil "node" constraint, incoming pod can be placed on node-b (node-x doesn't have the required label)
+			// intersection of (1) and (2) returns node-b
+			name: "TestMultipleConstraints/two Constraints on zone and node, absence of label 'node' on node-x, spreads = [1/1, 1/0/0/1]",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y3").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Success",
+				"node-x": "UnschedulableAndUnresolvable",
+				"node-y": "Unschedulable",
+			},
+		},
+		{
+			// 1. to fulfil "zone" constraint, pods spread across zones as 2/~0~
+			// 2. to fulfil "node" constraint, pods spread across zones as 1/1/0/~1~
+			// intersection of (1) and (2) returns node-x
+			name: "TestMultipleConstraints/two node inclusion Constraints, zone: honor/ignore, node: ignore/ignore",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				NodeSelector(map[string]string{"foo": ""}).
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, &ignorePolicy, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Unschedulable",
+				"node-x": "Success",
+				"node-y": "Unschedulable",
+			},
+			enableNodeInclusionPolicy: true,
+		},
+		{
+			// 1. to fulfil "zone" constraint, pods spread across zones as 2/0
+			// 2. to fulfil "node" constraint, pods spread across zones as 1/1/0/~1~
+			// intersection of (1) and (2) returns node-x
+			name: "TestMultipleConstraints/two node inclusion Constraints, zone: honor/honor, node: honor/ignore",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, &honorPolicy, nil).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Taints(taints).Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Unschedulable",
+				"node-x": "Success",
+				"node-y": "Unschedulable",
+			},
+			enableNodeInclusionPolicy: true,
+		},
+		{
+			// 1. to fulfil "zone" constraint, pods spread across zones as 1/~1~
+			// 2. to fulfil "node" constraint, pods spread across zones as 1/0/0/~1~
+			// intersection of (1) and (2) returns node-x
+			name: "TestMultipleConstraints/two node inclusion Constraints, zone: honor/ignore, node: honor/ignore",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				NodeSelector(map[string]string{"foo": ""}).
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Label("foo", "").Taints(taints).Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Success",
+				"node-x": "Success",
+				"node-y": "Unschedulable",
+			},
+			enableNodeInclusionPolicy: true,
+		},
+		{
+			// 1. to fulfil "zone" constraint, pods spread across zones as 1/0
+			// 2. to fulfil "node" constraint, pods spread across zones as 1/~1~/0/~1~
+			// intersection of (1) and (2) returns node-x
+			name: "TestMultipleConstraints/two node inclusion Constraints, zone: honor/honor, node: ignore/ignore",
+			pod: cyMakePod().Name("p").Label("foo", "").
+				NodeSelector(map[string]string{"foo": ""}).
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, &honorPolicy, nil).
+				SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, nil, &ignorePolicy, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Label("foo", "").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Label("foo", "").Taints(taints).Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Unschedulable",
+				"node-x": "Success",
+				"node-y": "Unschedulable",
+			},
+			enableNodeInclusionPolicy: true,
+		},
+		{
+			// 1. to fulfil first "zone" constraint, incoming pod can be placed on zone2 (node-x or node-y)
+			// 2. to fulfil second "zone" constraint, incoming pod can be placed on any zone
+			// intersection of (1) and (2) returns node-x and node-y
+			name: "TestMultipleConstraints/two Constraints on zone, spreads = [3/3, 2/1]",
+			pod: cyMakePod().Name("p").Label("foo", "").Label("bar", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, barSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Label("bar", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Label("bar", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y2").Node("node-y").Label("foo", "").Label("bar", "").Obj(),
+				cyMakePod().Name("p-y3").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Unschedulable",
+				"node-x": "Success",
+				"node-y": "Success",
+			},
+		},
+		{
+			// 1. to fulfil first "zone" constraint, incoming pod can be placed on zone2 (node-x or node-y)
+			// 2. to fulfil second "zone" constraint, incoming pod can be placed on zone1 (node-a or node-b)
+			// intersection of (1) and (2) returns no node
+			name: "TestMultipleConstraints/two Constraints on zone, spreads = [3/4, 2/1]",
+			pod: cyMakePod().Name("p").Label("foo", "").Label("bar", "").
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, barSelector, nil, nil, nil, nil).
+				SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, nil, nil, nil, nil).
+				Obj(),
+			nodes: []*v1.Node{
+				cyMakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+				cyMakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+				cyMakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+				cyMakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+			},
+			existingPods: []*v1.Pod{
+				cyMakePod().Name("p-a1").Node("node-a").Label("foo", "").Label("bar", "").Obj(),
+				cyMakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+				cyMakePod().Name("p-b1").Node("node-b").Label("foo", "").Label("bar", "").Obj(),
+				cyMakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y2").Node("node-y").Label("foo", "").Label("bar", "").Obj(),
+				cyMakePod().Name("p-y3").Node("node-y").Label("foo", "").Obj(),
+				cyMakePod().Name("p-y4").Node("node-y").Label("foo", "").Obj(),
+			},
+			wantStatusCode: map[string]string{
+				"node-a": "Unschedulable",
+				"node-b": "Unschedulable",
+				"node-x": "Unschedulable",
+				"node-y": "Unschedulable",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cySpreadFilterCase(t, tt.pod, tt.nodes, tt.existingPods, tt.wantStatusCode, tt.enableNodeInclusionPolicy)
+		})
+	}
 }

@@ -325,7 +325,7 @@ func slicesOf(m map[types.UID]*v1.Pod) []*v1.Pod {
 // the counts for a random incoming pod with a scan of every placed pod, and
 // validates the index.
 func TestInterPodAffinity(t *testing.T) {
-	seeds := 12
+	seeds := 8
 	if testing.Short() {
 		seeds = 3
 	}

@@ -36,13 +36,14 @@ fuzz: ## long fuzzing: every fuzz target for LONGFUZZTIME (default 5m)
 BENCHSTAT     ?= golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 RESULTS       ?= bench/results
 
-bench: ## regenerate the benchmark tables (index rows up to 1,000,000 pending pods): raw results in bench/results/, benchstat tables printed (BENCH, BENCHTIME, BENCHCOUNT)
+bench: ## regenerate the benchmark tables (index rows up to 1,000,000 pending pods; placed up to 150,000 placed pods): raw results in bench/results/, benchstat tables printed (BENCH, BENCHTIME, BENCHCOUNT)
 	@mkdir -p $(RESULTS)
 	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) ./matcher > $(RESULTS)/matcher.txt
 	AFFINITYQ_BENCH_1M=1 $(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) -timeout=180m ./index > $(RESULTS)/index.txt
 	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) -timeout=60m ./queue > $(RESULTS)/queue.txt
+	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) -timeout=60m ./placed > $(RESULTS)/placed.txt
 	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) -cpu=1,2 -timeout=60m ./bench > $(RESULTS)/workloads.txt
-	@for f in matcher index queue workloads; do echo "== $$f"; $(GO) run $(BENCHSTAT) $(RESULTS)/$$f.txt; done
+	@for f in matcher index queue placed workloads; do echo "== $$f"; $(GO) run $(BENCHSTAT) $(RESULTS)/$$f.txt; done
 	$(GO) run ./cmd/affinityq bench -progress=false | tee $(RESULTS)/affinityq-bench.txt
 	$(GO) run ./cmd/affinityq bench -progress=false -workloads unique-partner -policies relation -events 200 -naive-events 20 \
 		-svg $(RESULTS)/latency.svg -svg-sizes 1000,3000,10000,30000,100000 > /dev/null

@@ -37,6 +37,12 @@
 // or removed for a cycle only (a nominated pod, preemption's AddPod and
 // RemovePod) makes to a copy of the counts, leaving the index as it is.
 //
+// Namespace selectors read the labels WithNamespaceLabels gives. A pod in
+// a namespace that function does not know reads as in a namespace without
+// labels, where kube-scheduler, which lists the namespaces an incoming
+// pod's selector (other than {}) matches, would not count it: the index
+// assumes, as a cluster ensures, that every placed pod's namespace exists.
+//
 // # Structure
 //
 // Every count is kept per shape, a distinct question: a term of placed

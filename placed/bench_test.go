@@ -2,6 +2,7 @@ package placed
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -135,5 +136,66 @@ func BenchmarkAddRemove(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkMemory reports the heap an Index holds per placed pod of the
+// benchmark cluster (its pods built before the count starts, so only the
+// index's own memory counts), and per incoming shape: the heap 1,000
+// questions of distinct required anti-affinity terms (one shape each, over
+// the cluster's apps) add.
+func BenchmarkMemory(b *testing.B) {
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	for _, n := range benchSizes() {
+		b.Run(fmt.Sprintf("placed=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				nodes := make([]*v1.Node, benchNodes)
+				for i := range nodes {
+					nodes[i] = benchNode(i)
+				}
+				pods := make([]*v1.Pod, n)
+				for i := range pods {
+					pods[i] = benchPod(i)
+				}
+				const questions = 1000
+				in := make([]*v1.Pod, questions)
+				for i := range in {
+					in[i] = benchIncoming()
+					in[i].Spec.Affinity.PodAffinity = nil
+					anti := &in[i].Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0]
+					anti.LabelSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "app-" + strconv.Itoa(i%100), "q": strconv.Itoa(i)}}
+				}
+				before := heap()
+				x := New(WithMaxShapes(questions))
+				for _, nd := range nodes {
+					if err := x.SetNode(nd); err != nil {
+						b.Fatal(err)
+					}
+				}
+				for _, p := range pods {
+					if err := x.AddPod(p); err != nil {
+						b.Fatal(err)
+					}
+				}
+				placed := heap()
+				for _, p := range in {
+					if _, err := x.InterPodAffinity(p); err != nil {
+						b.Fatal(err)
+					}
+				}
+				asked := heap()
+				b.ReportMetric(float64(placed-before)/float64(n), "B/pod")
+				b.ReportMetric(float64(asked-placed)/questions, "B/shape")
+				runtime.KeepAlive(x)
+				runtime.KeepAlive(nodes)
+				runtime.KeepAlive(pods)
+				runtime.KeepAlive(in)
+			}
+		})
 	}
 }

@@ -132,8 +132,13 @@ func (w *placedWorld) check(g *gen, what string) {
 	if err := w.x.Validate(); err != nil {
 		w.t.Fatalf("%s: Validate: %v", what, err)
 	}
+	// The questions come from a generator of their own, seeded by two
+	// bytes, so that an input's bytes go to the world it builds.
+	g = &gen{data: seedBytes(int(g.byte())<<8|int(g.byte()), 512), seq: 1_000_000 + g.seq}
 	in := g.placedPod()
 	in.Spec.NodeName = ""
+	g.spread(in)
+	w.checkSpread(in, what)
 	got, err := w.x.InterPodAffinity(in)
 	want, werr := w.c.AffinityPreFilter(in)
 	if (err != nil) != (werr != nil) {
@@ -167,6 +172,57 @@ func (w *placedWorld) check(g *gen, what string) {
 	}
 	if err == nil && (skip != !ok || !skip && fmt.Sprint(map[string]map[string]int64(scores)) != fmt.Sprint(wantScores)) {
 		w.t.Fatalf("%s: scores %v (skip %v), reference %v (skip %v)\nincoming: %s\n%s", what, scores, skip, wantScores, !ok, describePod(in), w.describe())
+	}
+}
+
+// spread gives an incoming pod topology-spread constraints of every kind
+// (selectors nil, {} and invalid among them; matchLabelKeys; both
+// inclusion policies either way), a node selector and a toleration.
+func (g *gen) spread(p *v1.Pod) {
+	policies := []*v1.NodeInclusionPolicy{nil, ptrTo(v1.NodeInclusionPolicyHonor), ptrTo(v1.NodeInclusionPolicyIgnore)}
+	for range g.intn(3) {
+		c := v1.TopologySpreadConstraint{
+			MaxSkew: 1, TopologyKey: pick(g, genTopoKeys), WhenUnsatisfiable: v1.DoNotSchedule,
+			LabelSelector: g.selector(true), NodeAffinityPolicy: pick(g, policies), NodeTaintsPolicy: pick(g, policies),
+		}
+		if g.chance(20) {
+			c.WhenUnsatisfiable = v1.ScheduleAnyway
+		}
+		if g.chance(20) {
+			c.MatchLabelKeys = []string{pick(g, genKeys)}
+		}
+		p.Spec.TopologySpreadConstraints = append(p.Spec.TopologySpreadConstraints, c)
+	}
+	if g.chance(30) {
+		p.Spec.NodeSelector = map[string]string{pick(g, genTopoKeys): pick(g, genValues[:2])}
+	}
+	if g.chance(30) {
+		p.Spec.Tolerations = []v1.Toleration{{Key: "t", Operator: v1.TolerationOpExists}}
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// checkSpread compares PodTopologySpread's PreFilter counts with the
+// reference's.
+func (w *placedWorld) checkSpread(in *v1.Pod, what string) {
+	w.t.Helper()
+	got, err := w.x.PodTopologySpread(in)
+	want, werr := w.c.SpreadPreFilter(in)
+	if (err != nil) != (werr != nil) {
+		w.t.Fatalf("%s: PodTopologySpread error %v, reference %v\nincoming: %s", what, err, werr, describePod(in))
+	}
+	if err != nil {
+		return
+	}
+	if len(got) != len(want) {
+		w.t.Fatalf("%s: PodTopologySpread: %d constraints, reference %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if got[i].TopologyKey != want[i].TopologyKey || !maps.Equal(got[i].Counts, want[i].Counts) {
+			w.t.Fatalf("%s: PodTopologySpread constraint %d: %s %v, reference %s %v\nincoming: %s %v\n%s", what, i,
+				got[i].TopologyKey, got[i].Counts, want[i].TopologyKey, want[i].Counts, describePod(in), in.Spec.TopologySpreadConstraints, w.describe())
+		}
 	}
 }
 

@@ -1,8 +1,11 @@
 // Package placed indexes the pods already placed on nodes and answers, for
 // an incoming pod, the counts kube-scheduler v1.37.2's InterPodAffinity
-// computes in PreFilter by scanning every placed pod, in time that follows
-// the incoming pod's terms and the topology domains with a count, not the
-// placed pods.
+// computes in PreFilter and PreScore, and PodTopologySpread in PreFilter,
+// by scanning every placed pod: InterPodAffinity's in time that follows
+// the incoming pod's terms and the topology domains with a count,
+// PodTopologySpread's in time that follows the nodes (its inclusion
+// policies are judged per node), neither in time that follows the placed
+// pods.
 //
 // # Answers
 //
@@ -33,6 +36,13 @@
 // and the placed pods' required affinity (hardPodAffinityWeight) and
 // preferred terms over the incoming pod, with its Skip.
 //
+// Index.PodTopologySpread returns PreFilter's count per domain for each
+// DoNotSchedule constraint (filtering.go, calPreFilterState): the pods of
+// the incoming pod's namespace, not terminating, matching the constraint's
+// selector with its matchLabelKeys merged (a {} selector counts none), on
+// the nodes that carry every constraint's key and pass its node inclusion
+// policies, every such node's domain present.
+//
 // Index.AffinityChange is the per-cycle overlay: the change one pod placed
 // or removed for a cycle only (a nominated pod, preemption's AddPod and
 // RemovePod) makes to a copy of the counts, leaving the index as it is.
@@ -48,8 +58,8 @@
 // Every count is kept per shape, a distinct question: a term of placed
 // pods (with its namespace scope, by its use: required anti-affinity,
 // required affinity, preferred affinity or anti-affinity with its weight),
-// the required affinity terms of an incoming pod taken together, or one of
-// its other terms. The replicas of a workload carry the same
+// the required affinity terms of an incoming pod taken together, one of
+// its other terms, or one of its spread constraints (counted per node). The replicas of a workload carry the same
 // terms and ask the same questions, so they share shapes. A shape holds its
 // count per topology pair, kept exact as pods are placed, removed or
 // relabelled and nodes relabelled.

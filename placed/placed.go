@@ -102,6 +102,7 @@ type Index struct {
 
 type node struct {
 	labels map[string]string // nil while the node is unknown
+	obj    *v1.Node          // as last set; nil while unknown
 	known  bool
 	pods   map[*placedPod]struct{}
 }
@@ -154,6 +155,7 @@ func (x *Index) SetNode(n *v1.Node) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	rec := x.node(n.Name)
+	rec.obj = n // its taints and fields, which spread's inclusion policies read
 	if rec.known && maps.Equal(rec.labels, n.Labels) {
 		return nil
 	}
@@ -183,7 +185,7 @@ func (x *Index) RemoveNode(name string) error {
 	for p := range rec.pods {
 		x.count(p, -1)
 	}
-	rec.labels, rec.known = nil, false
+	rec.labels, rec.obj, rec.known = nil, nil, false
 	if len(rec.pods) == 0 {
 		delete(x.nodes, name)
 	}
@@ -355,7 +357,11 @@ func (x *Index) count(p *placedPod, d int64) {
 	}
 	x.matches = x.incomingIx.Matching(x.matches[:0], p.pod)
 	for _, m := range x.matches {
-		if s := m.Tag; s.matchedBy(m.Terms) {
+		switch s := m.Tag; {
+		case !s.matchedBy(m.Terms):
+		case s.kind == incomingSpread:
+			s.countNode(p, d)
+		default:
 			s.apply(rec.labels, d)
 		}
 	}

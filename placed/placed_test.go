@@ -447,3 +447,74 @@ func TestAffinityChange(t *testing.T) {
 		}
 	}
 }
+
+// TestPodTopologySpread checks PodTopologySpread's PreFilter counts on a
+// small cluster: zero domains included, terminating pods and other
+// namespaces left out, nodes without every constraint's key left out, the
+// node affinity policy honoured by default and the taints policy when
+// asked, a {} selector counting nothing, and counts kept as pods come and
+// go.
+func TestPodTopologySpread(t *testing.T) {
+	x := New()
+	node := func(name, zone string, taint bool) *v1.Node {
+		n := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"zone": zone, "host": name}}}
+		if taint {
+			n.Spec.Taints = []v1.Taint{{Key: "t", Effect: v1.TaintEffectNoSchedule}}
+		}
+		return n
+	}
+	for _, n := range []*v1.Node{node("a", "z1", false), node("b", "z1", true), node("c", "z2", false), node("d", "z3", false),
+		{ObjectMeta: metav1.ObjectMeta{Name: "nozone", Labels: map[string]string{"host": "nozone"}}}} {
+		if err := x.SetNode(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pod := func(name, ns, node string, terminating bool) *v1.Pod {
+		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID(name), Labels: map[string]string{"app": "web"}}, Spec: v1.PodSpec{NodeName: node}}
+		if terminating {
+			p.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)}
+		}
+		return p
+	}
+	for _, p := range []*v1.Pod{pod("p1", "ns", "a", false), pod("p2", "ns", "b", false), pod("p3", "ns", "c", true),
+		pod("p4", "other", "c", false), pod("p5", "ns", "nozone", false), pod("p6", "ns", "gone", false)} {
+		if err := x.AddPod(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	honor := v1.NodeInclusionPolicyHonor
+	in := func(sel *metav1.LabelSelector, taints *v1.NodeInclusionPolicy, nodeSelector map[string]string) *v1.Pod {
+		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "in", Namespace: "ns", UID: "in"}, Spec: v1.PodSpec{
+			NodeSelector: nodeSelector,
+			TopologySpreadConstraints: []v1.TopologySpreadConstraint{{
+				MaxSkew: 1, TopologyKey: "zone", WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: sel, NodeTaintsPolicy: taints,
+			}}}}
+	}
+	web := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	for _, tc := range []struct {
+		name string
+		pod  *v1.Pod
+		want map[string]int
+	}{
+		{"defaults", in(web, nil, nil), map[string]int{"z1": 2, "z2": 0, "z3": 0}},
+		{"taints honoured", in(web, &honor, nil), map[string]int{"z1": 1, "z2": 0, "z3": 0}},
+		{"node selector honoured", in(web, nil, map[string]string{"zone": "z1"}), map[string]int{"z1": 2}},
+		{"{} counts nothing", in(&metav1.LabelSelector{}, nil, nil), map[string]int{"z1": 0, "z2": 0, "z3": 0}},
+	} {
+		got, err := x.PodTopologySpread(tc.pod)
+		if err != nil || len(got) != 1 || !maps.Equal(got[0].Counts, tc.want) {
+			t.Errorf("%s: PodTopologySpread = %v, %v; want counts %v", tc.name, got, err, tc.want)
+		}
+	}
+	x.RemovePod("p1")
+	if err := x.SetNode(node("d", "z1", false)); err != nil { // d moves to z1; z3 is gone
+		t.Fatal(err)
+	}
+	got, _ := x.PodTopologySpread(in(web, nil, nil))
+	if want := map[string]int{"z1": 1, "z2": 0}; len(got) != 1 || !maps.Equal(got[0].Counts, want) {
+		t.Errorf("after a removal and a relabel: %v, want %v", got, want)
+	}
+	if err := x.Validate(); err != nil {
+		t.Error(err)
+	}
+}

@@ -26,6 +26,7 @@ const (
 	// A question of an incoming pod.
 	incomingAffinity // its required affinity terms, together
 	incomingTerm     // one of its terms: a required anti-affinity term, a preferred term
+	incomingSpread   // one of its DoNotSchedule spread constraints, counted per node
 )
 
 func (k shapeKind) placed() bool { return k < incomingAffinity }
@@ -42,8 +43,25 @@ type shape struct {
 	uid    types.UID      // the shape's pod in its index
 	terms  []matcher.Term // compiled, as the shape's pod compiles them
 	counts Counts
-	refs   int    // placed shapes: the placed pods' terms of this shape
-	used   uint64 // incoming shapes: the clock of the last question asked of it
+	// nodeCounts (incomingSpread) counts the pods matching the constraint
+	// per node, leaving out terminating pods, as PodTopologySpread does; a
+	// constraint whose selector is {} counts none (its selector is Empty).
+	nodeCounts map[string]int64
+	refs       int    // placed shapes: the placed pods' terms of this shape
+	used       uint64 // incoming shapes: the clock of the last question asked of it
+}
+
+// countNode adds d for the pod p, which matches the spread shape s, at its
+// node.
+func (s *shape) countNode(p *placedPod, d int64) {
+	if p.pod.DeletionTimestamp != nil || s.terms[0].Selector.Everything() {
+		return
+	}
+	if n := s.nodeCounts[p.node] + d; n != 0 {
+		s.nodeCounts[p.node] = n
+	} else {
+		delete(s.nodeCounts, p.node)
+	}
 }
 
 // matchedBy reports whether a pod whose matched terms of the shape's pod
@@ -97,6 +115,11 @@ func shapeKey(kind shapeKind, weight int32, terms []matcher.Term) string {
 // read them, and a term without namespaces is of its pod's namespace) and
 // the terms.
 func (x *Index) shapePod(from *v1.Pod, affinity, anti []v1.PodAffinityTerm) *v1.Pod {
+	return x.shapePodWith(from, affinity, anti, nil)
+}
+
+// shapePodWith is shapePod with spread constraints too.
+func (x *Index) shapePodWith(from *v1.Pod, affinity, anti []v1.PodAffinityTerm, spread []v1.TopologySpreadConstraint) *v1.Pod {
 	x.lastUID++
 	uid := "shape-" + strconv.FormatUint(x.lastUID, 10)
 	p := &v1.Pod{
@@ -109,6 +132,7 @@ func (x *Index) shapePod(from *v1.Pod, affinity, anti []v1.PodAffinityTerm) *v1.
 	if len(anti) > 0 {
 		p.Spec.Affinity.PodAntiAffinity = &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: anti}
 	}
+	p.Spec.TopologySpreadConstraints = spread
 	return p
 }
 
@@ -186,6 +210,10 @@ func (x *Index) build(s *shape) {
 		p := x.byID[it.Next()]
 		rec := x.nodes[p.node]
 		if !rec.known || !matchesAll(s.terms, p.pod, x.nsLabels(p.pod.Namespace)) {
+			continue
+		}
+		if s.kind == incomingSpread {
+			s.countNode(p, 1)
 			continue
 		}
 		s.apply(rec.labels, 1)

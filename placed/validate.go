@@ -138,6 +138,18 @@ func (x *Index) Validate() error {
 	}
 	// Incoming shapes: a recount over every placed pod.
 	for key, s := range x.incomingShapes {
+		if s.kind == incomingSpread {
+			want := &shape{terms: s.terms, nodeCounts: map[string]int64{}}
+			for _, p := range x.pods {
+				if n := x.nodes[p.node]; n.known && matchesAll(s.terms, p.pod, x.nsLabels(p.pod.Namespace)) {
+					want.countNode(p, 1)
+				}
+			}
+			if s.key != key || len(s.counts) != 0 || !maps.Equal(s.nodeCounts, want.nodeCounts) {
+				return fmt.Errorf("placed: spread shape %q counts %v per node, recount %v", key, s.nodeCounts, want.nodeCounts)
+			}
+			continue
+		}
 		want := Counts{}
 		for _, p := range x.pods {
 			if n := x.nodes[p.node]; n.known && matchesAll(s.terms, p.pod, x.nsLabels(p.pod.Namespace)) {

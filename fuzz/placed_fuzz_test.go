@@ -60,6 +60,9 @@ func (g *gen) placedPod() *v1.Pod {
 func (g *gen) placedNode() *v1.Node {
 	n := g.node()
 	n.Name = pick(g, placedNodes)
+	if g.chance(80) {
+		n.Labels[v1.LabelHostname] = n.Name // the key PodTopologySpread's PreScore treats apart
+	}
 	return n
 }
 
@@ -138,7 +141,7 @@ func (w *placedWorld) check(g *gen, what string) {
 	in := g.placedPod()
 	in.Spec.NodeName = ""
 	g.spread(in)
-	w.checkSpread(in, what)
+	w.checkSpread(g, in, what)
 	got, err := w.x.InterPodAffinity(in)
 	want, werr := w.c.AffinityPreFilter(in)
 	if (err != nil) != (werr != nil) {
@@ -182,7 +185,7 @@ func (g *gen) spread(p *v1.Pod) {
 	policies := []*v1.NodeInclusionPolicy{nil, ptrTo(v1.NodeInclusionPolicyHonor), ptrTo(v1.NodeInclusionPolicyIgnore)}
 	for range g.intn(3) {
 		c := v1.TopologySpreadConstraint{
-			MaxSkew: 1, TopologyKey: pick(g, genTopoKeys), WhenUnsatisfiable: v1.DoNotSchedule,
+			MaxSkew: 1, TopologyKey: pick(g, append(slices.Clone(genTopoKeys), v1.LabelHostname)), WhenUnsatisfiable: v1.DoNotSchedule,
 			LabelSelector: g.selector(true), NodeAffinityPolicy: pick(g, policies), NodeTaintsPolicy: pick(g, policies),
 		}
 		if g.chance(20) {
@@ -203,10 +206,37 @@ func (g *gen) spread(p *v1.Pod) {
 
 func ptrTo[T any](v T) *T { return &v }
 
-// checkSpread compares PodTopologySpread's PreFilter counts with the
+// checkSpread compares PodTopologySpread's PreFilter counts, and its
+// PreScore state over a random set of filtered nodes, with the
 // reference's.
-func (w *placedWorld) checkSpread(in *v1.Pod, what string) {
+func (w *placedWorld) checkSpread(g *gen, in *v1.Pod, what string) {
 	w.t.Helper()
+	var filtered []string
+	for _, n := range append(slices.Clone(placedNodes), "node-gone") {
+		if g.chance(70) {
+			filtered = append(filtered, n)
+		}
+	}
+	scores, skip, err := w.x.PodTopologySpreadScores(in, filtered)
+	wantScores, ok, werr := w.c.SpreadPreScore(in, filtered)
+	if (err != nil) != (werr != nil) {
+		w.t.Fatalf("%s: PodTopologySpreadScores error %v, reference %v\nincoming: %s", what, err, werr, describePod(in))
+	}
+	if err == nil && skip != !ok {
+		w.t.Fatalf("%s: PodTopologySpreadScores skip %v, reference %v", what, skip, !ok)
+	}
+	if err == nil && !skip {
+		if !slices.Equal(scores.IgnoredNodes, wantScores.IgnoredNodes) || len(scores.Constraints) != len(wantScores.Constraints) {
+			w.t.Fatalf("%s: PodTopologySpreadScores ignored %v of %d constraints, reference %v of %d", what, scores.IgnoredNodes, len(scores.Constraints), wantScores.IgnoredNodes, len(wantScores.Constraints))
+		}
+		for i, c := range scores.Constraints {
+			r := wantScores.Constraints[i]
+			if c.TopologyKey != r.TopologyKey || !maps.Equal(c.Counts, r.Counts) || c.NormalizingWeight != r.NormalizingWeight {
+				w.t.Fatalf("%s: PodTopologySpreadScores constraint %d: %s %v %v, reference %s %v %v\nincoming: %s %v filtered %v\n%s", what, i,
+					c.TopologyKey, c.Counts, c.NormalizingWeight, r.TopologyKey, r.Counts, r.NormalizingWeight, describePod(in), in.Spec.TopologySpreadConstraints, filtered, w.describe())
+			}
+		}
+	}
 	got, err := w.x.PodTopologySpread(in)
 	want, werr := w.c.SpreadPreFilter(in)
 	if (err != nil) != (werr != nil) {

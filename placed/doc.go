@@ -1,7 +1,7 @@
 // Package placed indexes the pods already placed on nodes and answers, for
 // an incoming pod, the counts kube-scheduler v1.37.2's InterPodAffinity
-// computes in PreFilter and PreScore, and PodTopologySpread in PreFilter,
-// by scanning every placed pod: InterPodAffinity's in time that follows
+// and PodTopologySpread compute in PreFilter and PreScore by scanning
+// every placed pod: InterPodAffinity's in time that follows
 // the incoming pod's terms and the topology domains with a count,
 // PodTopologySpread's in time that follows the nodes (its inclusion
 // policies are judged per node), neither in time that follows the placed
@@ -42,6 +42,11 @@
 // selector with its matchLabelKeys merged (a {} selector counts none), on
 // the nodes that carry every constraint's key and pass its node inclusion
 // policies, every such node's domain present.
+//
+// Index.PodTopologySpreadScores returns PreScore's state for the
+// ScheduleAnyway constraints over the nodes that passed Filter
+// (scoring.go, initPreScoreState): the ignored nodes, the counts per
+// domain of the filtered nodes and the normalizing weights.
 //
 // Index.AffinityChange is the per-cycle overlay: the change one pod placed
 // or removed for a cycle only (a nominated pod, preemption's AddPod and

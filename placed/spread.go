@@ -3,6 +3,8 @@ package placed
 import (
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
@@ -119,4 +121,112 @@ func included(c *v1.TopologySpreadConstraint, pod *v1.Pod, node *v1.Node, requir
 		}
 	}
 	return true
+}
+
+// SpreadScore is PodTopologySpread's PreScore state for one ScheduleAnyway
+// constraint (scoring.go, initPreScoreState): the matching pods per domain
+// of the filtered nodes that are not ignored, counted over every node of
+// the domain that carries every constraint's key and passes the
+// constraint's inclusion policies; empty for the hostname key, which Score
+// counts per node. NormalizingWeight is log(domains + 2), the domains for
+// the hostname key being the filtered nodes not ignored.
+type SpreadScore struct {
+	TopologyKey       string
+	Counts            map[string]int64
+	NormalizingWeight float64
+}
+
+// SpreadScores is PodTopologySpread's PreScore state: a SpreadScore per
+// ScheduleAnyway constraint in spec order, and the filtered nodes ignored
+// for lacking a constraint's key, sorted.
+type SpreadScores struct {
+	Constraints  []SpreadScore
+	IgnoredNodes []string
+}
+
+// PodTopologySpreadScores returns PodTopologySpread's PreScore state for
+// pod over the filtered nodes (the names of the nodes that passed Filter;
+// those the index does not know are left out). skip is PreScore's Skip:
+// no node is known (then the constraints are not read), or the pod has no
+// ScheduleAnyway constraint. A constraint whose selector does not compile
+// is an error.
+func (x *Index) PodTopologySpreadScores(pod *v1.Pod, filtered []string) (scores SpreadScores, skip bool, err error) {
+	if pod == nil {
+		return SpreadScores{}, false, errors.New("placed: nil pod")
+	}
+	// The ScheduleAnyway constraints, compiled as DoNotSchedule ones are
+	// (the action does not change which pods a constraint counts).
+	var specs []v1.TopologySpreadConstraint
+	for _, c := range pod.Spec.TopologySpreadConstraints {
+		if c.WhenUnsatisfiable == v1.ScheduleAnyway {
+			c.WhenUnsatisfiable = v1.DoNotSchedule
+			specs = append(specs, c)
+		}
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	known := false
+	for _, rec := range x.nodes {
+		known = known || rec.known
+	}
+	if !known { // PreScore skips before it reads the constraints
+		return SpreadScores{}, true, nil
+	}
+	as := pod.DeepCopy()
+	as.Spec.TopologySpreadConstraints = specs
+	terms, _ := matcher.CompileRequired(as)
+	if err := terms.SpreadErr(); err != nil {
+		return SpreadScores{}, false, fmt.Errorf("placed: pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	if len(specs) == 0 {
+		return SpreadScores{}, true, nil
+	}
+	x.clock++
+	shapes := make([]*shape, len(specs))
+	scores.Constraints = make([]SpreadScore, len(specs))
+	for i := range specs {
+		shapes[i] = x.spreadShape(as, terms.Spread[i:i+1], specs[i])
+		scores.Constraints[i] = SpreadScore{TopologyKey: specs[i].TopologyKey, Counts: map[string]int64{}}
+	}
+	kept := 0
+	for _, name := range filtered {
+		rec, ok := x.nodes[name]
+		if !ok || !rec.known {
+			continue
+		}
+		if !carriesKeys(rec.labels, specs) {
+			scores.IgnoredNodes = append(scores.IgnoredNodes, name)
+			continue
+		}
+		kept++
+		for i := range specs {
+			if specs[i].TopologyKey != v1.LabelHostname {
+				scores.Constraints[i].Counts[rec.labels[specs[i].TopologyKey]] += 0
+			}
+		}
+	}
+	slices.Sort(scores.IgnoredNodes)
+	scores.IgnoredNodes = slices.Compact(scores.IgnoredNodes)
+	for i := range specs {
+		domains := len(scores.Constraints[i].Counts)
+		if specs[i].TopologyKey == v1.LabelHostname {
+			domains = kept
+		}
+		scores.Constraints[i].NormalizingWeight = math.Log(float64(domains + 2))
+	}
+	required := nodeaffinity.GetRequiredNodeAffinity(pod)
+	for name, rec := range x.nodes {
+		if !rec.known || !carriesKeys(rec.labels, specs) {
+			continue
+		}
+		for i := range specs {
+			counts := scores.Constraints[i].Counts
+			v := rec.labels[specs[i].TopologyKey]
+			if _, ok := counts[v]; ok && included(&specs[i], pod, rec.obj, required) {
+				counts[v] += shapes[i].nodeCounts[name]
+			}
+		}
+	}
+	x.evict()
+	return scores, false, nil
 }

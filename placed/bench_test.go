@@ -9,6 +9,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/affinityq/affinityq/matcher"
 )
 
 // The benchmark cluster: 5,000 nodes over 3 zones, each its own hostname,
@@ -197,5 +199,57 @@ func BenchmarkMemory(b *testing.B) {
 				runtime.KeepAlive(in)
 			}
 		})
+	}
+}
+
+// BenchmarkPodTopologySpread answers PodTopologySpread's PreFilter counts
+// for an incoming pod that spreads over zones the pods every placed pod
+// is (color=blue), from the kept per-node counts (impl=index) against a
+// scan of every node's pods (impl=scan), as calPreFilterState visits
+// them, in the same run.
+func BenchmarkPodTopologySpread(b *testing.B) {
+	in := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "in", Namespace: "default", UID: "in", Labels: map[string]string{"color": "blue"}},
+		Spec: v1.PodSpec{TopologySpreadConstraints: []v1.TopologySpreadConstraint{{
+			MaxSkew: 1, TopologyKey: "topology.kubernetes.io/zone", WhenUnsatisfiable: v1.DoNotSchedule,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"color": "blue"}},
+		}}}}
+	for _, n := range benchSizes() {
+		x, pods, nodes := benchCluster(b, n)
+		if _, err := x.PodTopologySpread(in); err != nil { // build the shape
+			b.Fatal(err)
+		}
+		byNode := map[string][]*v1.Pod{}
+		for _, p := range pods {
+			byNode[p.Spec.NodeName] = append(byNode[p.Spec.NodeName], p)
+		}
+		terms, _ := matcher.CompileRequired(in)
+		sel := terms.Spread[0].Selector
+		for _, impl := range []string{"index", "scan"} {
+			b.Run(fmt.Sprintf("placed=%d/impl=%s", n, impl), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if impl == "index" {
+						if _, err := x.PodTopologySpread(in); err != nil {
+							b.Fatal(err)
+						}
+						continue
+					}
+					counts := map[string]int{}
+					for name, node := range nodes {
+						zone, ok := node.Labels["topology.kubernetes.io/zone"]
+						if !ok {
+							continue
+						}
+						c := 0
+						for _, p := range byNode[name] {
+							if p.DeletionTimestamp == nil && p.Namespace == in.Namespace && sel.Matches(p.Labels) {
+								c++
+							}
+						}
+						counts[zone] += c
+					}
+				}
+			})
+		}
 	}
 }

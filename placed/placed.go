@@ -81,9 +81,13 @@ type Index struct {
 	opts options
 
 	nodes map[string]*node
-	pods  map[types.UID]*placedPod
-	byID  []*placedPod // by id; nil for free ids
-	free  []uint32
+	// domains counts the known nodes per topology pair (every label of
+	// every known node): the domains a spread constraint has when every
+	// node carrying its key is eligible.
+	domains map[string]map[string]int
+	pods    map[types.UID]*placedPod
+	byID    []*placedPod // by id; nil for free ids
+	free    []uint32
 
 	// Label postings over placed-pod ids: by namespace, and by namespace,
 	// key and value (exists false) or namespace and key (exists true).
@@ -128,6 +132,7 @@ func New(opts ...Option) *Index {
 	return &Index{
 		opts:           o,
 		nodes:          map[string]*node{},
+		domains:        map[string]map[string]int{},
 		pods:           map[types.UID]*placedPod{},
 		byNS:           map[string]*roaring.Bitmap{},
 		postings:       map[postKey]*roaring.Bitmap{},
@@ -162,10 +167,14 @@ func (x *Index) SetNode(n *v1.Node) error {
 	for p := range rec.pods {
 		x.count(p, -1)
 	}
+	if rec.known {
+		x.countDomains(rec.labels, -1)
+	}
 	rec.labels, rec.known = maps.Clone(n.Labels), true
 	if rec.labels == nil {
 		rec.labels = map[string]string{}
 	}
+	x.countDomains(rec.labels, 1)
 	for p := range rec.pods {
 		x.count(p, 1)
 	}
@@ -185,11 +194,29 @@ func (x *Index) RemoveNode(name string) error {
 	for p := range rec.pods {
 		x.count(p, -1)
 	}
+	x.countDomains(rec.labels, -1)
 	rec.labels, rec.obj, rec.known = nil, nil, false
 	if len(rec.pods) == 0 {
 		delete(x.nodes, name)
 	}
 	return nil
+}
+
+// countDomains adds d to the count of every pair of a known node's labels.
+func (x *Index) countDomains(labels map[string]string, d int) {
+	for k, v := range labels {
+		m := x.domains[k]
+		if m == nil {
+			m = map[string]int{}
+			x.domains[k] = m
+		}
+		if m[v] += d; m[v] == 0 {
+			delete(m, v)
+			if len(m) == 0 {
+				delete(x.domains, k)
+			}
+		}
+	}
 }
 
 // node returns the record of a node, making an unknown one.
@@ -360,7 +387,7 @@ func (x *Index) count(p *placedPod, d int64) {
 		switch s := m.Tag; {
 		case !s.matchedBy(m.Terms):
 		case s.kind == incomingSpread:
-			s.countNode(p, d)
+			s.countNode(p, rec.labels, d)
 		default:
 			s.apply(rec.labels, d)
 		}

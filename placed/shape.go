@@ -46,14 +46,16 @@ type shape struct {
 	// nodeCounts (incomingSpread) counts the pods matching the constraint
 	// per node, leaving out terminating pods, as PodTopologySpread does; a
 	// constraint whose selector is {} counts none (its selector is Empty).
+	// counts holds the same pods per pair of the constraint's key, for
+	// answers whose nodes are all those carrying it.
 	nodeCounts map[string]int64
 	refs       int    // placed shapes: the placed pods' terms of this shape
 	used       uint64 // incoming shapes: the clock of the last question asked of it
 }
 
 // countNode adds d for the pod p, which matches the spread shape s, at its
-// node.
-func (s *shape) countNode(p *placedPod, d int64) {
+// node, of labels node.
+func (s *shape) countNode(p *placedPod, node map[string]string, d int64) {
 	if p.pod.DeletionTimestamp != nil || s.terms[0].Selector.Everything() {
 		return
 	}
@@ -62,6 +64,7 @@ func (s *shape) countNode(p *placedPod, d int64) {
 	} else {
 		delete(s.nodeCounts, p.node)
 	}
+	s.apply(node, d)
 }
 
 // matchedBy reports whether a pod whose matched terms of the shape's pod
@@ -213,7 +216,7 @@ func (x *Index) build(s *shape) {
 			continue
 		}
 		if s.kind == incomingSpread {
-			s.countNode(p, 1)
+			s.countNode(p, rec.labels, 1)
 			continue
 		}
 		s.apply(rec.labels, 1)

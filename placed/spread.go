@@ -32,8 +32,12 @@ type SpreadCounts struct {
 // PreFilter fails it. Default (cluster-level) constraints are the
 // caller's: the index reads the pod's own.
 //
-// The counts of each constraint are kept per node; the answer visits the
-// nodes, as the inclusion policies are judged per node, and not the pods.
+// The counts of each constraint are kept per node and per domain of its
+// key. When every node carrying the key is eligible (the pod's node
+// constraints and taints do not enter: the defaults, for most pods) and
+// the constraints share their key, the answer reads the domains; otherwise
+// it visits the nodes, as the inclusion policies are judged per node.
+// Neither visits the pods.
 func (x *Index) PodTopologySpread(pod *v1.Pod) ([]SpreadCounts, error) {
 	if pod == nil {
 		return nil, errors.New("placed: nil pod")
@@ -61,6 +65,18 @@ func (x *Index) PodTopologySpread(pod *v1.Pod) ([]SpreadCounts, error) {
 		shapes[i] = x.spreadShape(pod, terms.Spread[i:i+1], specs[i])
 		out[i] = SpreadCounts{TopologyKey: specs[i].TopologyKey, Counts: map[string]int{}}
 	}
+	if everyNodeEligible(pod, specs) {
+		// The domains are those of every known node carrying the key, and
+		// the shapes keep their counts per domain of it.
+		key := specs[0].TopologyKey
+		for v := range x.domains[key] {
+			for i := range specs {
+				out[i].Counts[v] = int(shapes[i].counts[Pair{key, v}])
+			}
+		}
+		x.evict()
+		return out, nil
+	}
 	for name, rec := range x.nodes {
 		if !rec.known || !carriesKeys(rec.labels, specs) {
 			continue
@@ -74,6 +90,25 @@ func (x *Index) PodTopologySpread(pod *v1.Pod) ([]SpreadCounts, error) {
 	}
 	x.evict()
 	return out, nil
+}
+
+// everyNodeEligible reports whether every node that carries the
+// constraints' keys passes their inclusion policies, and they have one
+// key: the pod has no node selector or required node affinity, or no
+// constraint honours them, and no constraint honours taints. Then the
+// constraints' domains are the values of their key, the common case.
+func everyNodeEligible(pod *v1.Pod, specs []v1.TopologySpreadConstraint) bool {
+	a := pod.Spec.Affinity
+	nodeRules := len(pod.Spec.NodeSelector) > 0 || a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil
+	for i := range specs {
+		c := &specs[i]
+		if c.TopologyKey != specs[0].TopologyKey ||
+			nodeRules && (c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor) ||
+			c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor {
+			return false
+		}
+	}
+	return true
 }
 
 // spreadShape returns the shape of one DoNotSchedule constraint of pod,

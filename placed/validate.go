@@ -74,6 +74,21 @@ func (x *Index) Validate() error {
 	if live != len(x.pods) || live+len(x.free) != len(x.byID) {
 		return fmt.Errorf("placed: %d pods, %d live ids, %d free of %d", len(x.pods), live, len(x.free), len(x.byID))
 	}
+	domains := map[string]map[string]int{}
+	for _, n := range x.nodes {
+		if !n.known {
+			continue
+		}
+		for k, v := range n.labels {
+			if domains[k] == nil {
+				domains[k] = map[string]int{}
+			}
+			domains[k][v]++
+		}
+	}
+	if !maps.EqualFunc(domains, x.domains, maps.Equal) {
+		return fmt.Errorf("placed: domains %v, recount %v", x.domains, domains)
+	}
 	nodePods := 0
 	for name, n := range x.nodes {
 		if !n.known && len(n.pods) == 0 {
@@ -139,14 +154,14 @@ func (x *Index) Validate() error {
 	// Incoming shapes: a recount over every placed pod.
 	for key, s := range x.incomingShapes {
 		if s.kind == incomingSpread {
-			want := &shape{terms: s.terms, nodeCounts: map[string]int64{}}
+			want := &shape{terms: s.terms, nodeCounts: map[string]int64{}, counts: Counts{}}
 			for _, p := range x.pods {
 				if n := x.nodes[p.node]; n.known && matchesAll(s.terms, p.pod, x.nsLabels(p.pod.Namespace)) {
-					want.countNode(p, 1)
+					want.countNode(p, n.labels, 1)
 				}
 			}
-			if s.key != key || len(s.counts) != 0 || !maps.Equal(s.nodeCounts, want.nodeCounts) {
-				return fmt.Errorf("placed: spread shape %q counts %v per node, recount %v", key, s.nodeCounts, want.nodeCounts)
+			if s.key != key || !maps.Equal(s.counts, want.counts) || !maps.Equal(s.nodeCounts, want.nodeCounts) {
+				return fmt.Errorf("placed: spread shape %q counts %v, %v per node; recount %v, %v", key, s.counts, s.nodeCounts, want.counts, want.nodeCounts)
 			}
 			continue
 		}

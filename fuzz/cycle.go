@@ -673,3 +673,31 @@ func (c *Cycle) SpreadPreScore(p *v1.Pod, filtered []string) (s SpreadPreScore, 
 	}
 	return s, true, nil
 }
+
+// SpreadUpdate applies to a PodTopologySpread PreFilter state for the
+// incoming pod p what PreFilterExtensions' AddPod (delta 1) and RemovePod
+// (-1) apply for pod on node (updateWithPod): nothing unless pod is in p's
+// namespace and node carries every constraint's key; then, for each
+// constraint whose selector matches pod's labels (a {} selector matches;
+// terminating pods are not left out) and whose inclusion policies node
+// passes, delta at the node's domain, creating the domain if absent.
+func SpreadUpdate(state []SpreadFilterConstraint, p, pod *v1.Pod, node *v1.Node, delta int) {
+	if pod.Namespace != p.Namespace || node == nil {
+		return
+	}
+	cs := make([]SpreadConstraint, len(state))
+	for i := range state {
+		cs[i] = state[i].SpreadConstraint
+	}
+	if !carriesKeys(node, cs) {
+		return
+	}
+	required := nodeaffinity.GetRequiredNodeAffinity(p)
+	for i := range state {
+		c := &state[i]
+		if !c.Selector.Matches(labels.Set(pod.Labels)) || !c.includes(p, node, required) {
+			continue
+		}
+		c.Counts[node.Labels[c.TopologyKey]] += delta
+	}
+}

@@ -248,12 +248,38 @@ func (w *placedWorld) checkSpread(g *gen, in *v1.Pod, what string) {
 	if len(got) != len(want) {
 		w.t.Fatalf("%s: PodTopologySpread: %d constraints, reference %d", what, len(got), len(want))
 	}
-	for i := range got {
-		if got[i].TopologyKey != want[i].TopologyKey || !maps.Equal(got[i].Counts, want[i].Counts) {
-			w.t.Fatalf("%s: PodTopologySpread constraint %d: %s %v, reference %s %v\nincoming: %s %v\n%s", what, i,
-				got[i].TopologyKey, got[i].Counts, want[i].TopologyKey, want[i].Counts, describePod(in), in.Spec.TopologySpreadConstraints, w.describe())
+	same := func(which string) {
+		w.t.Helper()
+		for i := range got {
+			if got[i].TopologyKey != want[i].TopologyKey || !maps.Equal(got[i].Counts, want[i].Counts) {
+				w.t.Fatalf("%s: PodTopologySpread %s, constraint %d: %s %v, reference %s %v\nincoming: %s %v\n%s", what, which, i,
+					got[i].TopologyKey, got[i].Counts, want[i].TopologyKey, want[i].Counts, describePod(in), in.Spec.TopologySpreadConstraints, w.describe())
+			}
 		}
 	}
+	same("PreFilter")
+	// The per-cycle overlay: one more pod on a node, one placed pod gone,
+	// as AddPod and RemovePod change the state.
+	extra := g.placedPod()
+	extra.Spec.NodeName = pick(g, placedNodes)
+	changes := []struct {
+		pod *v1.Pod
+		d   int
+	}{{extra, 1}}
+	if len(w.c.Pods) > 0 {
+		changes = append(changes, struct {
+			pod *v1.Pod
+			d   int
+		}{w.c.Pods[g.intn(len(w.c.Pods))], -1})
+	}
+	for _, ch := range changes {
+		node := nodeNamed(w.c.Nodes, ch.pod.Spec.NodeName)
+		if err := w.x.SpreadChange(got, in, ch.pod, node, ch.d); err != nil {
+			w.t.Fatalf("%s: SpreadChange: %v", what, err)
+		}
+		SpreadUpdate(want, in, ch.pod, node, ch.d)
+	}
+	same("overlay")
 }
 
 func (w *placedWorld) sameCounts(what, which string, got placed.AffinityCounts, want AffinityPreFilter, in *v1.Pod) {

@@ -48,9 +48,10 @@
 // (scoring.go, initPreScoreState): the ignored nodes, the counts per
 // domain of the filtered nodes and the normalizing weights.
 //
-// Index.AffinityChange is the per-cycle overlay: the change one pod placed
-// or removed for a cycle only (a nominated pod, preemption's AddPod and
-// RemovePod) makes to a copy of the counts, leaving the index as it is.
+// Index.AffinityChange and Index.SpreadChange are the per-cycle overlay:
+// the change one pod placed or removed for a cycle only (a nominated pod,
+// preemption's AddPod and RemovePod) makes to a copy of the counts, as the
+// plug-ins' PreFilterExtensions make it, leaving the index as it is.
 //
 // Namespace selectors read the labels WithNamespaceLabels gives. A pod in
 // a namespace that function does not know reads as in a namespace without

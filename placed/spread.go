@@ -265,3 +265,43 @@ func (x *Index) PodTopologySpreadScores(pod *v1.Pod, filtered []string) (scores 
 	x.evict()
 	return scores, false, nil
 }
+
+// SpreadChange applies to counts, PodTopologySpread's PreFilter counts for
+// the incoming pod in (a copy the cycle owns), the change that pod on node
+// makes when it is added (d = 1) or removed (d = -1) for one cycle, as
+// PreFilterExtensions' AddPod and RemovePod apply it (updateWithPod): none
+// unless pod is in in's namespace and node carries every constraint's key;
+// then, for each constraint whose selector matches pod's labels (a {}
+// selector does here, and terminating pods are not left out, as upstream)
+// and whose inclusion policies node passes, d at the node's domain.
+func (x *Index) SpreadChange(counts []SpreadCounts, in, pod *v1.Pod, node *v1.Node, d int) error {
+	if in == nil || pod == nil {
+		return errors.New("placed: nil pod")
+	}
+	terms, _ := matcher.CompileRequired(in)
+	if err := terms.SpreadErr(); err != nil {
+		return fmt.Errorf("placed: pod %s/%s: %w", in.Namespace, in.Name, err)
+	}
+	if len(terms.Spread) != len(counts) {
+		return fmt.Errorf("placed: %d spread counts for pod %s/%s's %d DoNotSchedule constraints", len(counts), in.Namespace, in.Name, len(terms.Spread))
+	}
+	if pod.Namespace != in.Namespace || node == nil {
+		return nil
+	}
+	var specs []v1.TopologySpreadConstraint
+	for _, c := range in.Spec.TopologySpreadConstraints {
+		if c.WhenUnsatisfiable == v1.DoNotSchedule {
+			specs = append(specs, c)
+		}
+	}
+	if !carriesKeys(node.Labels, specs) {
+		return nil
+	}
+	required := nodeaffinity.GetRequiredNodeAffinity(in)
+	for i := range specs {
+		if terms.Spread[i].Selector.Matches(pod.Labels) && included(&specs[i], in, node, required) {
+			counts[i].Counts[node.Labels[specs[i].TopologyKey]] += d
+		}
+	}
+	return nil
+}

@@ -253,3 +253,33 @@ func BenchmarkPodTopologySpread(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkShapeBuild measures the first question of a shape: each
+// iteration asks about a required anti-affinity term no question asked
+// before (color=blue and a value no pod has NotIn, which every placed pod
+// matches), so the shape is built from the postings over all the placed
+// pods; the bound on kept shapes drops the old ones.
+func BenchmarkShapeBuild(b *testing.B) {
+	for _, n := range benchSizes() {
+		x, _, _ := benchCluster(b, n)
+		x.opts.maxShapes = 4
+		b.Run(fmt.Sprintf("placed=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				in := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "in", Namespace: "default", UID: "in"},
+					Spec: v1.PodSpec{Affinity: &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+						TopologyKey: "topology.kubernetes.io/zone",
+						LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"color": "blue"}, MatchExpressions: []metav1.LabelSelectorRequirement{
+							{Key: "q", Operator: metav1.LabelSelectorOpNotIn, Values: []string{strconv.Itoa(i)}},
+						}},
+					}}}}},
+				}
+				if _, err := x.InterPodAffinity(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

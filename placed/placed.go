@@ -105,6 +105,7 @@ type Index struct {
 }
 
 type node struct {
+	name   string
 	labels map[string]string // nil while the node is unknown
 	obj    *v1.Node          // as last set; nil while unknown
 	known  bool
@@ -115,6 +116,7 @@ type placedPod struct {
 	id   uint32
 	pod  *v1.Pod
 	node string
+	rec  *node    // the node's record, which lives while it has pods
 	own  []*shape // the shapes of its terms that compiled: required anti-affinity, required affinity, preferred affinity, preferred anti-affinity, each in spec order
 }
 
@@ -223,7 +225,7 @@ func (x *Index) countDomains(labels map[string]string, d int) {
 func (x *Index) node(name string) *node {
 	rec, ok := x.nodes[name]
 	if !ok {
-		rec = &node{pods: map[*placedPod]struct{}{}}
+		rec = &node{name: name, pods: map[*placedPod]struct{}{}}
 		x.nodes[name] = rec
 	}
 	return rec
@@ -309,7 +311,8 @@ func (x *Index) add(pod *v1.Pod) {
 		s.refs++
 		p.own = append(p.own, s)
 	}
-	x.node(p.node).pods[p] = struct{}{}
+	p.rec = x.node(p.node)
+	p.rec.pods[p] = struct{}{}
 	x.count(p, 1)
 }
 

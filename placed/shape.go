@@ -208,18 +208,27 @@ func (x *Index) build(s *shape) {
 			}
 		}
 	}
+	// Count the matching pods per node, then add each node's count at its
+	// pairs once: a map update per node, not per pod.
+	perNode := map[*node]int64{}
+	spread := s.kind == incomingSpread
+	if spread && s.terms[0].Selector.Everything() {
+		return // a {} spread selector counts no pod
+	}
 	it := cands.Iterator()
 	for it.HasNext() {
 		p := x.byID[it.Next()]
-		rec := x.nodes[p.node]
-		if !rec.known || !matchesAll(s.terms, p.pod, x.nsLabels(p.pod.Namespace)) {
+		if !p.rec.known || spread && p.pod.DeletionTimestamp != nil ||
+			!matchesAll(s.terms, p.pod, x.nsLabels(p.pod.Namespace)) {
 			continue
 		}
-		if s.kind == incomingSpread {
-			s.countNode(p, rec.labels, 1)
-			continue
+		perNode[p.rec]++
+	}
+	for rec, n := range perNode {
+		if spread {
+			s.nodeCounts[rec.name] += n
 		}
-		s.apply(rec.labels, 1)
+		s.apply(rec.labels, n)
 	}
 }
 

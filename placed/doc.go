@@ -65,15 +65,16 @@
 // pods (with its namespace scope, by its use: required anti-affinity,
 // required affinity, preferred affinity or anti-affinity with its weight),
 // the required affinity terms of an incoming pod taken together, one of
-// its other terms, or one of its spread constraints (counted per node). The replicas of a workload carry the same
-// terms and ask the same questions, so they share shapes. A shape holds its
-// count per topology pair, kept exact as pods are placed, removed or
-// relabelled and nodes relabelled.
+// its other terms, or one of its spread constraints. The replicas of a
+// workload carry the same terms and ask the same questions, so they share
+// shapes. A shape holds its count per topology pair (a spread shape also
+// per node), kept exact as pods are placed, removed or relabelled and
+// nodes relabelled.
 //
 // Which shapes a pod's change touches is the question package index
 // answers: each shape is indexed there as one pod whose terms are the
-// shape's (Index.Matching). The placed pods' anti-affinity shapes are
-// asked about the incoming pod; the incoming pods' shapes are asked about
+// shape's (Index.Matching). The placed pods' shapes are asked about the
+// incoming pod; the incoming pods' shapes are asked about
 // every pod placed or removed. A shape of an incoming pod is built on its
 // first question from label postings over the placed pods (roaring bitmaps
 // of placed-pod ids by namespace, label key and value), and dropped, least

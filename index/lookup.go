@@ -50,21 +50,11 @@ func (s *shard[T]) lookup(dst []Hit[T], e *prepared, sc *scratch[T]) []Hit[T] {
 	slices.Sort(c)
 	gs := sc.groups[:0]
 	for i := 0; i < len(c); {
-		id := candidateGroup(c[i])
-		var m termMatches
-		for ; i < len(c) && candidateGroup(c[i]) == id; i++ {
-			if t := c[i] >> 2 & undecidedTerm; t != undecidedTerm {
-				if c[i]&verOld != 0 {
-					m.old |= 1 << t
-				}
-				if c[i]&verNew != 0 {
-					m.new |= 1 << t
-				}
-			}
-		}
+		id, m, next := nextGroup(c, i)
 		g := s.groups[id]
 		m.decided = g.shape.decided
 		gs = append(gs, gathered[T]{g, m})
+		i = next
 	}
 	var memo verdicts
 	for _, cg := range gs {
@@ -88,6 +78,25 @@ func (s *shard[T]) lookup(dst []Hit[T], e *prepared, sc *scratch[T]) []Hit[T] {
 	clear(gs) // no pointer into the shard outlives the lock
 	sc.cands, sc.groups = c, gs
 	return dst
+}
+
+// nextGroup reads the candidates of one group from sorted candidates c,
+// from position i: the group's id, which of its decided terms each version
+// reached (decided is left for the caller, who reads the group), and the
+// position after them.
+func nextGroup(c []uint64, i int) (id uint32, m termMatches, next int) {
+	id = candidateGroup(c[i])
+	for ; i < len(c) && candidateGroup(c[i]) == id; i++ {
+		if t := c[i] >> 2 & undecidedTerm; t != undecidedTerm {
+			if c[i]&verOld != 0 {
+				m.old |= 1 << t
+			}
+			if c[i]&verNew != 0 {
+				m.new |= 1 << t
+			}
+		}
+	}
+	return id, m, i
 }
 
 // verdicts holds, for one lookup, the results of evaluate that depend on

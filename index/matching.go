@@ -93,15 +93,10 @@ func (s *shard[T]) matching(dst []Match[T], e *prepared, sc *scratch[T]) []Match
 	c := s.podCandidates(sc.cands[:0], e.nsHash, e.qn.Labels, nil, verNew, verOld, false)
 	slices.Sort(c)
 	for i := 0; i < len(c); {
-		id := candidateGroup(c[i])
-		var matched uint16
-		for ; i < len(c) && candidateGroup(c[i]) == id; i++ {
-			if t := c[i] >> 2 & undecidedTerm; t != undecidedTerm {
-				matched |= 1 << t
-			}
-		}
+		id, m, next := nextGroup(c, i)
+		i = next
 		g := s.groups[id]
-		set := termsMatchedBy(&g.shape, g.rules(), e.qn, e, g.shape.decided, matched)
+		set := termsMatchedBy(&g.shape, g.rules(), e.qn, e, g.shape.decided, m.new)
 		if set.Empty() {
 			continue
 		}

@@ -423,11 +423,11 @@ func (x *Index) InterPodAffinity(pod *v1.Pod) (AffinityCounts, error) {
 	}
 	clear(x.matches)
 	if len(terms.Affinity) > 0 {
-		res.Affinity.merge(x.incomingShape(pod, incomingAffinity, terms.Affinity, pod.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution).counts)
+		res.Affinity.merge(x.incomingShape(pod, incomingAffinity, terms.Affinity, pod.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, nil, nil).counts)
 	}
 	for i := range terms.AntiAffinity {
 		src := pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[i : i+1]
-		res.AntiAffinity.merge(x.incomingShape(pod, incomingTerm, terms.AntiAffinity[i:i+1], src).counts)
+		res.AntiAffinity.merge(x.incomingShape(pod, incomingTerm, terms.AntiAffinity[i:i+1], nil, src, nil).counts)
 	}
 	x.evict()
 	return res, nil
@@ -589,11 +589,11 @@ func (x *Index) InterPodAffinityScores(pod *v1.Pod, args ScoreArgs) (scores Scor
 	scores = Scores{}
 	for i := range terms.PreferredAffinity {
 		src := []v1.PodAffinityTerm{a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm}
-		scores.add(x.incomingShape(pod, incomingTerm, terms.PreferredAffinity[i:i+1], src).counts, int64(terms.PreferredAffinity[i].Weight))
+		scores.add(x.incomingShape(pod, incomingTerm, terms.PreferredAffinity[i:i+1], nil, src, nil).counts, int64(terms.PreferredAffinity[i].Weight))
 	}
 	for i := range terms.PreferredAntiAffinity {
 		src := []v1.PodAffinityTerm{a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm}
-		scores.add(x.incomingShape(pod, incomingTerm, terms.PreferredAntiAffinity[i:i+1], src).counts, -int64(terms.PreferredAntiAffinity[i].Weight))
+		scores.add(x.incomingShape(pod, incomingTerm, terms.PreferredAntiAffinity[i:i+1], nil, src, nil).counts, -int64(terms.PreferredAntiAffinity[i].Weight))
 	}
 	x.matches = x.placedIx.Matching(x.matches[:0], pod)
 	for _, m := range x.matches {

@@ -116,18 +116,14 @@ func shapeKey(kind shapeKind, weight int32, terms []matcher.Term) string {
 // shapePod returns the pod a shape is indexed as: the namespace and labels
 // of the pod whose terms it holds (matchLabelKeys and mismatchLabelKeys
 // read them, and a term without namespaces is of its pod's namespace) and
-// the terms.
-func (x *Index) shapePod(from *v1.Pod, affinity, anti []v1.PodAffinityTerm) *v1.Pod {
-	return x.shapePodWith(from, affinity, anti, nil)
-}
-
-// shapePodWith is shapePod with spread constraints too.
-func (x *Index) shapePodWith(from *v1.Pod, affinity, anti []v1.PodAffinityTerm, spread []v1.TopologySpreadConstraint) *v1.Pod {
+// the terms: required affinity terms, anti-affinity terms and DoNotSchedule
+// spread constraints.
+func (x *Index) shapePod(from *v1.Pod, affinity, anti []v1.PodAffinityTerm, spread []v1.TopologySpreadConstraint) *v1.Pod {
 	x.lastUID++
 	uid := "shape-" + strconv.FormatUint(x.lastUID, 10)
 	p := &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: uid, Namespace: from.Namespace, UID: types.UID(uid), Labels: from.Labels},
-		Spec:       v1.PodSpec{Affinity: &v1.Affinity{}},
+		Spec:       v1.PodSpec{Affinity: &v1.Affinity{}, TopologySpreadConstraints: spread},
 	}
 	if len(affinity) > 0 {
 		p.Spec.Affinity.PodAffinity = &v1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: affinity}
@@ -135,7 +131,6 @@ func (x *Index) shapePodWith(from *v1.Pod, affinity, anti []v1.PodAffinityTerm, 
 	if len(anti) > 0 {
 		p.Spec.Affinity.PodAntiAffinity = &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: anti}
 	}
-	p.Spec.TopologySpreadConstraints = spread
 	return p
 }
 
@@ -155,27 +150,26 @@ func (x *Index) placedShape(pod *v1.Pod, kind shapeKind, t *matcher.Term, src v1
 		return s
 	}
 	s := &shape{kind: kind, weight: t.Weight, key: key, terms: terms, counts: Counts{}}
-	insert(x.placedIx, s, x.shapePod(pod, nil, []v1.PodAffinityTerm{src}))
+	insert(x.placedIx, s, x.shapePod(pod, nil, []v1.PodAffinityTerm{src}, nil))
 	x.placedShapes[key] = s
 	return s
 }
 
-// incomingShape returns the shape of the incoming pod's required affinity
-// terms (kind incomingAffinity; src their specs) or of one of its terms
-// (incomingTerm; src its spec), compiled as terms, building it from the
-// postings if new, and marks it used by the current question.
-func (x *Index) incomingShape(pod *v1.Pod, kind shapeKind, terms []matcher.Term, src []v1.PodAffinityTerm) *shape {
+// incomingShape returns the shape of kind of the incoming pod pod,
+// compiled as terms from the specs given (its required affinity terms for
+// incomingAffinity; one term for incomingTerm; one DoNotSchedule spread
+// constraint for incomingSpread), building it from the postings if new,
+// and marks it used by the current question.
+func (x *Index) incomingShape(pod *v1.Pod, kind shapeKind, terms []matcher.Term,
+	affinity, anti []v1.PodAffinityTerm, spread []v1.TopologySpreadConstraint) *shape {
 	key := shapeKey(kind, 0, terms)
 	s, ok := x.incomingShapes[key]
 	if !ok {
 		s = &shape{kind: kind, key: key, terms: terms, counts: Counts{}}
-		var sp *v1.Pod
-		if kind == incomingAffinity {
-			sp = x.shapePod(pod, src, nil)
-		} else {
-			sp = x.shapePod(pod, nil, src)
+		if kind == incomingSpread {
+			s.nodeCounts = map[string]int64{}
 		}
-		insert(x.incomingIx, s, sp)
+		insert(x.incomingIx, s, x.shapePod(pod, affinity, anti, spread))
 		x.build(s)
 		x.incomingShapes[key] = s
 	}

@@ -49,12 +49,7 @@ func (x *Index) PodTopologySpread(pod *v1.Pod) ([]SpreadCounts, error) {
 	if len(terms.Spread) == 0 {
 		return nil, nil
 	}
-	var specs []v1.TopologySpreadConstraint
-	for _, c := range pod.Spec.TopologySpreadConstraints {
-		if c.WhenUnsatisfiable == v1.DoNotSchedule {
-			specs = append(specs, c)
-		}
-	}
+	specs := constraints(pod, v1.DoNotSchedule)
 	required := nodeaffinity.GetRequiredNodeAffinity(pod)
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -62,7 +57,7 @@ func (x *Index) PodTopologySpread(pod *v1.Pod) ([]SpreadCounts, error) {
 	shapes := make([]*shape, len(specs))
 	out := make([]SpreadCounts, len(specs))
 	for i := range specs {
-		shapes[i] = x.spreadShape(pod, terms.Spread[i:i+1], specs[i])
+		shapes[i] = x.incomingShape(pod, incomingSpread, terms.Spread[i:i+1], nil, nil, specs[i:i+1])
 		out[i] = SpreadCounts{TopologyKey: specs[i].TopologyKey, Counts: map[string]int{}}
 	}
 	if everyNodeEligible(pod, specs) {
@@ -111,19 +106,18 @@ func everyNodeEligible(pod *v1.Pod, specs []v1.TopologySpreadConstraint) bool {
 	return true
 }
 
-// spreadShape returns the shape of one DoNotSchedule constraint of pod,
-// compiled as terms (its spec src), building it if new.
-func (x *Index) spreadShape(pod *v1.Pod, terms []matcher.Term, src v1.TopologySpreadConstraint) *shape {
-	key := shapeKey(incomingSpread, 0, terms)
-	s, ok := x.incomingShapes[key]
-	if !ok {
-		s = &shape{kind: incomingSpread, key: key, terms: terms, counts: Counts{}, nodeCounts: map[string]int64{}}
-		insert(x.incomingIx, s, x.shapePodWith(pod, nil, nil, []v1.TopologySpreadConstraint{src}))
-		x.build(s)
-		x.incomingShapes[key] = s
+// constraints returns pod's spread constraints whose action is action, in
+// spec order, as DoNotSchedule constraints (package matcher compiles
+// those; the action does not change which pods a constraint counts).
+func constraints(pod *v1.Pod, action v1.UnsatisfiableConstraintAction) []v1.TopologySpreadConstraint {
+	var specs []v1.TopologySpreadConstraint
+	for _, c := range pod.Spec.TopologySpreadConstraints {
+		if c.WhenUnsatisfiable == action {
+			c.WhenUnsatisfiable = v1.DoNotSchedule
+			specs = append(specs, c)
+		}
 	}
-	s.used = x.clock
-	return s
+	return specs
 }
 
 // carriesKeys reports whether a node of labels carries the topology key of
@@ -189,15 +183,7 @@ func (x *Index) PodTopologySpreadScores(pod *v1.Pod, filtered []string) (scores 
 	if pod == nil {
 		return SpreadScores{}, false, errors.New("placed: nil pod")
 	}
-	// The ScheduleAnyway constraints, compiled as DoNotSchedule ones are
-	// (the action does not change which pods a constraint counts).
-	var specs []v1.TopologySpreadConstraint
-	for _, c := range pod.Spec.TopologySpreadConstraints {
-		if c.WhenUnsatisfiable == v1.ScheduleAnyway {
-			c.WhenUnsatisfiable = v1.DoNotSchedule
-			specs = append(specs, c)
-		}
-	}
+	specs := constraints(pod, v1.ScheduleAnyway)
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	known := false
@@ -220,7 +206,7 @@ func (x *Index) PodTopologySpreadScores(pod *v1.Pod, filtered []string) (scores 
 	shapes := make([]*shape, len(specs))
 	scores.Constraints = make([]SpreadScore, len(specs))
 	for i := range specs {
-		shapes[i] = x.spreadShape(as, terms.Spread[i:i+1], specs[i])
+		shapes[i] = x.incomingShape(as, incomingSpread, terms.Spread[i:i+1], nil, nil, specs[i:i+1])
 		scores.Constraints[i] = SpreadScore{TopologyKey: specs[i].TopologyKey, Counts: map[string]int64{}}
 	}
 	kept := 0
@@ -288,12 +274,7 @@ func (x *Index) SpreadChange(counts []SpreadCounts, in, pod *v1.Pod, node *v1.No
 	if pod.Namespace != in.Namespace || node == nil {
 		return nil
 	}
-	var specs []v1.TopologySpreadConstraint
-	for _, c := range in.Spec.TopologySpreadConstraints {
-		if c.WhenUnsatisfiable == v1.DoNotSchedule {
-			specs = append(specs, c)
-		}
-	}
+	specs := constraints(in, v1.DoNotSchedule)
 	if !carriesKeys(node.Labels, specs) {
 		return nil
 	}

@@ -79,7 +79,10 @@
 // first question from label postings over the placed pods (roaring bitmaps
 // of placed-pod ids by namespace, label key and value), and dropped, least
 // recently asked first, when more than WithMaxShapes are held; a shape of
-// placed pods lives while a placed pod carries its term.
+// placed pods lives while a placed pod carries its term. Placed pods whose
+// namespace and pod affinity spec are the same share one list of their
+// terms' shapes, found by the spec's protobuf bytes, so that placing a
+// replica compiles nothing.
 //
 // # Concurrency
 //

@@ -1,9 +1,11 @@
 package placed
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -94,14 +96,16 @@ type Index struct {
 	byNS     map[string]*roaring.Bitmap
 	postings map[postKey]*roaring.Bitmap
 
-	placedShapes   map[string]*shape // placed pods' required anti-affinity terms, by key
-	incomingShapes map[string]*shape // incoming pods' questions, by key
+	placedShapes   map[string]*shape  // placed pods' terms, by key
+	ownSets        map[string]*ownSet // the placed pods' term lists, by specKey
+	incomingShapes map[string]*shape  // incoming pods' questions, by key
 	placedIx       *index.Index[*shape]
 	incomingIx     *index.Index[*shape]
 
 	clock   uint64 // questions asked; a shape's used is the clock of its last one
 	lastUID uint64 // shapes made, naming their pods in the two indexes
 	matches []index.Match[*shape]
+	keyBuf  []byte // specKey's buffer
 }
 
 type node struct {
@@ -116,8 +120,17 @@ type placedPod struct {
 	id   uint32
 	pod  *v1.Pod
 	node string
-	rec  *node    // the node's record, which lives while it has pods
-	own  []*shape // the shapes of its terms that compiled: required anti-affinity, required affinity, preferred affinity, preferred anti-affinity, each in spec order
+	rec  *node   // the node's record, which lives while it has pods
+	own  *ownSet // its terms' shapes; nil when it has no pod affinity
+}
+
+// ownSet is the shapes of the terms of placed pods whose pod affinity
+// specs are the same (specKey): the replicas of a workload share one, so
+// that placing one compiles nothing.
+type ownSet struct {
+	key    string
+	shapes []*shape // as ownTerms lists the terms
+	refs   int      // the placed pods holding it
 }
 
 type postKey struct {
@@ -139,6 +152,7 @@ func New(opts ...Option) *Index {
 		byNS:           map[string]*roaring.Bitmap{},
 		postings:       map[postKey]*roaring.Bitmap{},
 		placedShapes:   map[string]*shape{},
+		ownSets:        map[string]*ownSet{},
 		incomingShapes: map[string]*shape{},
 		placedIx:       index.New[*shape](index.WithNamespaceLabels(o.lookupNS)),
 		incomingIx:     index.New[*shape](index.WithNamespaceLabels(o.lookupNS)),
@@ -306,10 +320,9 @@ func (x *Index) add(pod *v1.Pod) {
 	}
 	x.pods[pod.UID] = p
 	x.post(p, true)
-	for _, t := range ownTerms(schedulerView(pod)) {
-		s := x.placedShape(pod, t.kind, t.term, t.src)
-		s.refs++
-		p.own = append(p.own, s)
+	if a := pod.Spec.Affinity; a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil) {
+		p.own = x.ownSet(pod)
+		p.own.refs++
 	}
 	p.rec = x.node(p.node)
 	p.rec.pods[p] = struct{}{}
@@ -323,16 +336,71 @@ func (x *Index) remove(p *placedPod) {
 	if !rec.known && len(rec.pods) == 0 {
 		delete(x.nodes, p.node)
 	}
-	for _, s := range p.own {
-		if s.refs--; s.refs == 0 {
-			x.placedIx.Remove(s.uid)
-			delete(x.placedShapes, s.key)
+	if o := p.own; o != nil {
+		if o.refs--; o.refs == 0 {
+			for _, s := range o.shapes {
+				if s.refs--; s.refs == 0 {
+					x.placedIx.Remove(s.uid)
+					delete(x.placedShapes, s.key)
+				}
+			}
+			delete(x.ownSets, o.key)
 		}
 	}
 	x.post(p, false)
 	delete(x.pods, p.pod.UID)
 	x.byID[p.id] = nil
 	x.free = append(x.free, p.id)
+}
+
+// ownSet returns the shapes of the terms of the placed pod pod, from the
+// set of its spec if one is held, else compiling them into a new set.
+func (x *Index) ownSet(pod *v1.Pod) *ownSet {
+	x.keyBuf = specKey(x.keyBuf[:0], pod)
+	if o, ok := x.ownSets[string(x.keyBuf)]; ok {
+		return o
+	}
+	o := &ownSet{key: string(x.keyBuf)}
+	for _, t := range ownTerms(schedulerView(pod)) {
+		s := x.placedShape(pod, t.kind, t.term, t.src)
+		s.refs++
+		o.shapes = append(o.shapes, s)
+	}
+	x.ownSets[o.key] = o
+	return o
+}
+
+// specKey appends to b what decides a placed pod's terms: its namespace
+// (the default of a term's namespaces) and its pod affinity and
+// anti-affinity as protobuf, which writes map keys sorted.
+func specKey(b []byte, pod *v1.Pod) []byte {
+	b = append(b, pod.Namespace...)
+	b = append(b, 0)
+	a := pod.Spec.Affinity
+	if a.PodAffinity != nil {
+		b = appendMessage(b, a.PodAffinity)
+	} else {
+		b = append(b, 0)
+	}
+	if a.PodAntiAffinity != nil {
+		b = appendMessage(b, a.PodAntiAffinity)
+	} else {
+		b = append(b, 0)
+	}
+	return b
+}
+
+// appendMessage appends a protobuf message to b, its length (plus one, 0
+// standing for none) first.
+func appendMessage(b []byte, m interface {
+	Size() int
+	MarshalToSizedBuffer([]byte) (int, error)
+}) []byte {
+	n := m.Size()
+	b = binary.AppendUvarint(b, uint64(n)+1)
+	b = slices.Grow(b, n)
+	m.MarshalToSizedBuffer(b[len(b) : len(b)+n]) // cannot fail: the buffer is the message's size
+	return b[:len(b)+n]
 }
 
 // post adds (or removes) p to the label postings.
@@ -378,12 +446,14 @@ func (x *Index) post(p *placedPod, add bool) {
 // anti-affinity terms' shapes, and the incoming pods' shapes it matches.
 // A pod on a node the index does not know counts nowhere.
 func (x *Index) count(p *placedPod, d int64) {
-	rec := x.nodes[p.node]
-	if rec == nil || !rec.known {
+	rec := p.rec
+	if !rec.known {
 		return
 	}
-	for _, s := range p.own {
-		s.apply(rec.labels, d)
+	if p.own != nil {
+		for _, s := range p.own.shapes {
+			s.apply(rec.labels, d)
+		}
 	}
 	x.matches = x.incomingIx.Matching(x.matches[:0], p.pod)
 	for _, m := range x.matches {

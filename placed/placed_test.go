@@ -401,6 +401,51 @@ func badSelector() *v1.Pod {
 	}
 }
 
+// TestSharedTermSets checks that placed pods share the shapes of their
+// terms only when their specs decide the same terms: replicas in one
+// namespace share one set, the same spec in another namespace (where a
+// term without namespaces reads its own) has its own, and the shapes live
+// while a pod holds them.
+func TestSharedTermSets(t *testing.T) {
+	x := New()
+	if err := x.SetNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", Labels: map[string]string{"host": "n1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	replica := func(ns, uid string) *v1.Pod {
+		return &v1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: uid, Namespace: ns, UID: types.UID(uid), Labels: map[string]string{"app": "web"}},
+			Spec: v1.PodSpec{NodeName: "n1", Affinity: &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+				TopologyKey: "host", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			}}}}},
+		}
+	}
+	for _, p := range []*v1.Pod{replica("a", "a1"), replica("a", "a2"), replica("b", "b1")} {
+		if err := x.AddPod(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := x.Stats(); st.PlacedShapes != 2 || len(x.ownSets) != 2 {
+		t.Errorf("%d placed shapes, %d term sets; want 2 and 2 (one per namespace)", st.PlacedShapes, len(x.ownSets))
+	}
+	in := replica("a", "in")
+	in.Spec.NodeName = ""
+	want := Counts{{"host", "n1"}: 2}
+	if c, err := x.InterPodAffinity(in); err != nil || !maps.Equal(c.ExistingAntiAffinity, want) {
+		t.Errorf("existing anti-affinity %v (%v), want %v", c.ExistingAntiAffinity, err, want)
+	}
+	x.RemovePod("a1")
+	if c, _ := x.InterPodAffinity(in); !maps.Equal(c.ExistingAntiAffinity, Counts{{"host", "n1"}: 1}) {
+		t.Errorf("after removing a1: existing anti-affinity %v, want 1 at n1", c.ExistingAntiAffinity)
+	}
+	x.RemovePod("a2")
+	if c, _ := x.InterPodAffinity(in); len(c.ExistingAntiAffinity) != 0 || len(x.ownSets) != 1 || x.Stats().PlacedShapes != 1 {
+		t.Errorf("after removing a2: existing anti-affinity %v, %d term sets, %d shapes; want none, 1, 1", c.ExistingAntiAffinity, len(x.ownSets), x.Stats().PlacedShapes)
+	}
+	if err := x.Validate(); err != nil {
+		t.Error(err)
+	}
+}
+
 // TestAffinityChange checks the per-cycle overlay: the counts of a world
 // with a pod added for one cycle, or removed, equal the base counts
 // changed by AffinityChange, and the base is unchanged.

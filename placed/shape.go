@@ -49,7 +49,7 @@ type shape struct {
 	// counts holds the same pods per pair of the constraint's key, for
 	// answers whose nodes are all those carrying it.
 	nodeCounts map[string]int64
-	refs       int    // placed shapes: the placed pods' terms of this shape
+	refs       int    // placed shapes: its terms in the placed pods' term sets
 	used       uint64 // incoming shapes: the clock of the last question asked of it
 }
 

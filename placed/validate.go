@@ -120,21 +120,36 @@ func (x *Index) Validate() error {
 	if !maps.EqualFunc(byNS, x.byNS, same) || !maps.EqualFunc(postings, x.postings, same) {
 		return fmt.Errorf("placed: label postings differ from a rebuild")
 	}
-	// Placed shapes: each placed pod's terms, their refs and counts.
+	// Placed shapes: each placed pod's terms, their sets, refs and counts.
 	refs, counts := map[*shape]int{}, map[*shape]Counts{}
+	setRefs := map[*ownSet]int{}
 	for _, p := range x.pods {
+		a := p.pod.Spec.Affinity
+		if a == nil || a.PodAffinity == nil && a.PodAntiAffinity == nil {
+			if p.own != nil {
+				return fmt.Errorf("placed: pod %s without pod affinity holds a term set", p.pod.UID)
+			}
+			continue
+		}
+		if key := string(specKey(nil, p.pod)); p.own == nil || p.own.key != key || x.ownSets[key] != p.own {
+			return fmt.Errorf("placed: pod %s does not hold its spec's term set", p.pod.UID)
+		}
 		var want []string
 		for _, t := range ownTerms(schedulerView(p.pod)) {
 			want = append(want, shapeKey(t.kind, t.term.Weight, []matcher.Term{*t.term}))
 		}
-		if len(want) != len(p.own) {
-			return fmt.Errorf("placed: pod %s has %d shapes of its own, want %d", p.pod.UID, len(p.own), len(want))
+		if len(want) != len(p.own.shapes) {
+			return fmt.Errorf("placed: pod %s has %d shapes of its own, want %d", p.pod.UID, len(p.own.shapes), len(want))
 		}
-		for i, s := range p.own {
+		if setRefs[p.own]++; setRefs[p.own] == 1 {
+			for _, s := range p.own.shapes {
+				refs[s]++
+			}
+		}
+		for i, s := range p.own.shapes {
 			if s.key != want[i] || x.placedShapes[s.key] != s {
 				return fmt.Errorf("placed: pod %s: shape %d is not its term's", p.pod.UID, i)
 			}
-			refs[s]++
 			if counts[s] == nil {
 				counts[s] = Counts{}
 			}
@@ -143,9 +158,17 @@ func (x *Index) Validate() error {
 			}
 		}
 	}
+	if len(setRefs) != len(x.ownSets) {
+		return fmt.Errorf("placed: %d term sets, %d held by pods", len(x.ownSets), len(setRefs))
+	}
+	for o, n := range setRefs {
+		if o.refs != n {
+			return fmt.Errorf("placed: term set of %d shapes: %d refs, %d pods hold it", len(o.shapes), o.refs, n)
+		}
+	}
 	for key, s := range x.placedShapes {
 		if s.key != key || s.refs != refs[s] || s.refs == 0 {
-			return fmt.Errorf("placed: placed shape %q: %d refs, %d terms carry it", key, s.refs, refs[s])
+			return fmt.Errorf("placed: placed shape %q: %d refs, %d term sets carry it", key, s.refs, refs[s])
 		}
 		if !maps.Equal(s.counts, counts[s]) {
 			return fmt.Errorf("placed: placed shape %q counts %v, recount %v", key, s.counts, counts[s])

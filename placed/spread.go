@@ -193,9 +193,9 @@ func (x *Index) PodTopologySpreadScores(pod *v1.Pod, filtered []string) (scores 
 	if !known { // PreScore skips before it reads the constraints
 		return SpreadScores{}, true, nil
 	}
-	as := pod.DeepCopy()
+	as := *pod // the pod as its ScheduleAnyway constraints' shapes read it
 	as.Spec.TopologySpreadConstraints = specs
-	terms, _ := matcher.CompileRequired(as)
+	terms, _ := matcher.CompileRequired(&as)
 	if err := terms.SpreadErr(); err != nil {
 		return SpreadScores{}, false, fmt.Errorf("placed: pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
@@ -206,7 +206,7 @@ func (x *Index) PodTopologySpreadScores(pod *v1.Pod, filtered []string) (scores 
 	shapes := make([]*shape, len(specs))
 	scores.Constraints = make([]SpreadScore, len(specs))
 	for i := range specs {
-		shapes[i] = x.incomingShape(as, incomingSpread, terms.Spread[i:i+1], nil, nil, specs[i:i+1])
+		shapes[i] = x.incomingShape(&as, incomingSpread, terms.Spread[i:i+1], nil, nil, specs[i:i+1])
 		scores.Constraints[i] = SpreadScore{TopologyKey: specs[i].TopologyKey, Counts: map[string]int64{}}
 	}
 	kept := 0
@@ -234,6 +234,18 @@ func (x *Index) PodTopologySpreadScores(pod *v1.Pod, filtered []string) (scores 
 			domains = kept
 		}
 		scores.Constraints[i].NormalizingWeight = math.Log(float64(domains + 2))
+	}
+	if everyNodeEligible(pod, specs) {
+		// Every node of a domain counts, and the shapes keep their counts
+		// per domain of the one key.
+		for i := range specs {
+			key := specs[i].TopologyKey
+			for v := range scores.Constraints[i].Counts {
+				scores.Constraints[i].Counts[v] = shapes[i].counts[Pair{key, v}]
+			}
+		}
+		x.evict()
+		return scores, false, nil
 	}
 	required := nodeaffinity.GetRequiredNodeAffinity(pod)
 	for name, rec := range x.nodes {

@@ -612,11 +612,17 @@ func compileIncoming(pod *v1.Pod) (*matcher.Terms, error) {
 type Scores map[string]map[string]int64
 
 func (s Scores) add(c Counts, weight int64) {
+	// A shape's pairs are mostly of one key: find its map once per run of
+	// it, sized for every pair.
+	var key string
+	var m map[string]int64
 	for p, n := range c {
-		m := s[p.Key]
-		if m == nil {
-			m = map[string]int64{}
-			s[p.Key] = m
+		if m == nil || p.Key != key {
+			key = p.Key
+			if m = s[key]; m == nil {
+				m = make(map[string]int64, len(c))
+				s[key] = m
+			}
 		}
 		m[p.Value] += weight * n
 	}

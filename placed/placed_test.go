@@ -19,13 +19,16 @@ import (
 type scanPod struct {
 	pod  *v1.Pod
 	anti []matcher.Term
+	own  []ownTerm // every term PreScore reads
 }
 
+// scanPods compiles the placed pods' terms once, as kube-scheduler's
+// PodInfos hold them.
 func scanPods(pods []*v1.Pod) []scanPod {
 	s := make([]scanPod, len(pods))
 	for i, p := range pods {
 		terms, _ := matcher.CompileRequired(schedulerView(p))
-		s[i] = scanPod{p, terms.AntiAffinity}
+		s[i] = scanPod{p, terms.AntiAffinity, ownTerms(schedulerView(p))}
 		for _, t := range terms.AntiAffinity {
 			if t.Err() != nil {
 				s[i].anti = nil // a list with a failed term is no terms (PodInfo)
@@ -71,7 +74,7 @@ func scan(pods []scanPod, nodes map[string]*v1.Node, nsLabels map[string]map[str
 
 // scanScores computes InterPodAffinity's PreScore topology score by
 // visiting every placed pod, as scoring.go does.
-func scanScores(pods []*v1.Pod, nodes map[string]*v1.Node, nsLabels map[string]map[string]string, in *v1.Pod, args ScoreArgs) (Scores, bool) {
+func scanScores(pods []scanPod, nodes map[string]*v1.Node, nsLabels map[string]map[string]string, in *v1.Pod, args ScoreArgs) (Scores, bool) {
 	a := in.Spec.Affinity
 	hasPreferred := a != nil && (a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 ||
 		a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0)
@@ -91,7 +94,8 @@ func scanScores(pods []*v1.Pod, nodes map[string]*v1.Node, nsLabels map[string]m
 		}
 	}
 	incoming, _ := matcher.CompileTerms(schedulerView(in))
-	for _, e := range pods {
+	for _, sp := range pods {
+		e := sp.pod
 		node := nodes[e.Spec.NodeName]
 		if node == nil || len(node.Labels) == 0 {
 			continue
@@ -102,7 +106,7 @@ func scanScores(pods []*v1.Pod, nodes map[string]*v1.Node, nsLabels map[string]m
 		for i := range incoming.PreferredAntiAffinity {
 			term(&incoming.PreferredAntiAffinity[i], -int64(incoming.PreferredAntiAffinity[i].Weight), e.Namespace, e.Labels, nsLabels[e.Namespace], node)
 		}
-		for _, t := range ownTerms(schedulerView(e)) {
+		for _, t := range sp.own {
 			var w int64
 			switch t.kind {
 			case placedAffinity:
@@ -290,7 +294,7 @@ func (w *world) check(t *testing.T, what string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if wantScores, wantSkip := scanScores(slicesOf(w.pods), w.nodes, w.nsLabels, in, args); gotSkip != wantSkip || fmt.Sprint(gotScores) != fmt.Sprint(wantScores) {
+	if wantScores, wantSkip := scanScores(scanPods(slicesOf(w.pods)), w.nodes, w.nsLabels, in, args); gotSkip != wantSkip || fmt.Sprint(gotScores) != fmt.Sprint(wantScores) {
 		t.Fatalf("%s: scores %v (skip %v), want %v (skip %v)", what, gotScores, gotSkip, wantScores, wantSkip)
 	}
 	if err := w.x.Validate(); err != nil {

@@ -1,0 +1,165 @@
+package prequeue
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/affinityq/affinityq/placed"
+)
+
+// snapshotView keeps a placed.Index equal to the scheduler's snapshot of
+// nodes and the pods on them, assumed pods included, which no informer
+// reports before they are bound. Each cycle's PreFilter (and PreScore)
+// syncs it with the snapshot's node list: a NodeInfo whose pointer and
+// generation are those of the last sync is unchanged (the snapshot keeps
+// one NodeInfo per node and bumps its generation on every change); any
+// other has its node and pods diffed into the index. A node the list no
+// longer holds is removed with its pods.
+//
+// mu serialises syncs and the questions asked after them; it is taken
+// before the index's own lock and never held while calling out of the
+// view. A sync that fails (the index refused a pod) resets the view, so
+// that the next sync rebuilds the index from the snapshot.
+type snapshotView struct {
+	newIndex func() *placed.Index
+
+	mu    sync.Mutex
+	x     *placed.Index
+	nodes map[string]*viewNode
+	podAt map[types.UID]*viewNode // the node each pod of the index is on
+	order []*viewNode             // the node list of the last sync, in order
+	epoch uint64                  // syncs; a node seen by the last has seen == epoch
+	reads uint64                  // NodeInfos diffed into the index
+}
+
+type viewNode struct {
+	name string
+	info fwk.NodeInfo
+	gen  int64
+	node *v1.Node
+	pods map[types.UID]*v1.Pod
+	seen uint64
+}
+
+func newSnapshotView(newIndex func() *placed.Index) *snapshotView {
+	v := &snapshotView{newIndex: newIndex}
+	v.reset()
+	return v
+}
+
+func (v *snapshotView) reset() {
+	v.x = v.newIndex()
+	v.nodes = map[string]*viewNode{}
+	v.podAt = map[types.UID]*viewNode{}
+	v.order = v.order[:0]
+}
+
+// sync brings the index to the snapshot's node list. It holds v.mu on
+// return, also on error; the caller asks its questions and unlocks.
+func (v *snapshotView) sync(list []fwk.NodeInfo) error {
+	v.mu.Lock()
+	v.epoch++
+	same := len(list) == len(v.order)
+	for i, ni := range list {
+		if i < len(v.order) {
+			if n := v.order[i]; n != nil && n.info == ni && n.gen == ni.GetGeneration() {
+				n.seen = v.epoch
+				continue
+			}
+		}
+		same = false
+		var n *viewNode
+		if node := ni.Node(); node != nil { // the snapshot lists nodes with their objects
+			if n = v.nodes[node.Name]; n == nil {
+				n = &viewNode{name: node.Name, pods: map[types.UID]*v1.Pod{}}
+				v.nodes[node.Name] = n
+			}
+			if n.info != ni || n.gen != ni.GetGeneration() {
+				if err := v.apply(n, ni); err != nil {
+					v.reset()
+					return err
+				}
+			}
+			n.seen = v.epoch
+		}
+		if i < len(v.order) {
+			v.order[i] = n
+		} else {
+			v.order = append(v.order, n)
+		}
+	}
+	v.order = v.order[:len(list)]
+	if same {
+		return nil
+	}
+	var errs []error
+	for name, n := range v.nodes {
+		if n.seen == v.epoch {
+			continue
+		}
+		for uid := range n.pods {
+			if v.podAt[uid] == n {
+				v.x.RemovePod(uid)
+				delete(v.podAt, uid)
+			}
+		}
+		if n.node != nil {
+			errs = append(errs, v.x.RemoveNode(name))
+		}
+		delete(v.nodes, name)
+	}
+	if err := errors.Join(errs...); err != nil {
+		v.reset()
+		return err
+	}
+	return nil
+}
+
+// apply diffs a changed NodeInfo into the index.
+func (v *snapshotView) apply(n *viewNode, ni fwk.NodeInfo) error {
+	if node := ni.Node(); node != n.node {
+		if err := v.x.SetNode(node); err != nil {
+			return err
+		}
+		n.node = node
+	}
+	v.reads++
+	pods := make(map[types.UID]*v1.Pod, len(ni.GetPods()))
+	for _, pi := range ni.GetPods() {
+		p := pi.GetPod()
+		if p.Spec.NodeName != n.name {
+			return fmt.Errorf("prequeue: pod %s/%s is on node %q but names %q", p.Namespace, p.Name, n.name, p.Spec.NodeName)
+		}
+		pods[p.UID] = p
+		old, here := n.pods[p.UID]
+		at := v.podAt[p.UID]
+		var err error
+		switch {
+		case here && old == p:
+		case here || at != nil: // a new version, or a pod that moved here
+			if at != nil && at != n {
+				delete(at.pods, p.UID)
+			}
+			err = v.x.UpdatePod(p)
+		default:
+			err = v.x.AddPod(p)
+		}
+		if err != nil {
+			return err
+		}
+		v.podAt[p.UID] = n
+	}
+	for uid := range n.pods {
+		if _, ok := pods[uid]; !ok && v.podAt[uid] == n {
+			v.x.RemovePod(uid)
+			delete(v.podAt, uid)
+		}
+	}
+	n.pods, n.info, n.gen = pods, ni, ni.GetGeneration()
+	return nil
+}

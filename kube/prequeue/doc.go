@@ -16,10 +16,8 @@
 //
 // AffinityqInterPodAffinity and AffinityqPodTopologySpread (the names
 // InterPodAffinityName and PodTopologySpreadName) take the same arguments as
-// the in-tree plugins, delegate every extension point to an in-tree instance
-// (PreFilter and its extensions, Filter, PreScore, Score and NormalizeScore,
-// SignPod) and register the same events with the same QueueingHintFns. They
-// differ in two ways:
+// the in-tree plugins, build an in-tree instance with them, and register the
+// same events with the same QueueingHintFns. They differ in three ways:
 //
 //   - The narrowable events (an assigned pod added, relabelled or deleted; a
 //     node added, relabelled, re-tainted or deleted) are registered one
@@ -28,6 +26,10 @@
 //     change which registrations an incoming event matches.
 //   - PreFilter and the target-pod hints first tell the shared tracker which
 //     version of the pod the queue holds (see Consistency).
+//   - AffinityqInterPodAffinity answers the scheduling cycle from an index
+//     of the placed pods (see Scheduling cycle); the other extension points
+//     (SignPod, and all of AffinityqPodTopologySpread's) are delegated to
+//     the in-tree instance.
 //
 // A Plugins value holds what the wrappers of one scheduler process share:
 // one index, fed from the pod informer of the scheduler's
@@ -99,6 +101,33 @@
 //     whose labels changed, report the version they are given.
 //   - Pods are removed from the index only when the store no longer holds
 //     them pending.
+//
+// # Scheduling cycle
+//
+// In every cycle the in-tree InterPodAffinity visits every placed pod in
+// PreFilter and PreScore. AffinityqInterPodAffinity instead asks a
+// placed.Index (package placed: counts per shape, kept as pods come and go)
+// and decides Filter, Score and NormalizeScore from its answers with the
+// in-tree rules; PreFilterExtensions' AddPod and RemovePod (nominated pods,
+// preemption) change the cycle's copy of the counts through
+// placed.Index.AffinityChange. TestInterPodAffinityCycles runs both
+// plugins in the same cycles over random worlds and compares every status
+// and score.
+//
+// The index is kept equal to the cycle's snapshot, never fed from
+// informers: assumed pods are in the snapshot before any informer reports
+// them. At PreFilter and PreScore the wrapper walks the snapshot's node
+// list and diffs into the index every NodeInfo whose pointer or generation
+// differs from the last sync's (one comparison per node otherwise). One
+// index serves every profile over the same snapshot.
+//
+// The in-tree instance answers instead, counted by Plugins.CycleStats:
+// for a pod of a pod group (its cycle assumes pods into the snapshot
+// without changing generations), when the snapshot cannot be synced, and
+// for every cycle when the InterPodAffinityHostnameFastPath gate (alpha,
+// off by default) is on. The index assumes that every placed pod's
+// namespace exists, as a cluster ensures; the in-tree plugin resolves
+// namespace selectors against the namespaces that exist.
 //
 // # Cost and concurrency
 //

@@ -36,6 +36,9 @@ type plugin struct {
 	tracker   *tracker
 	handle    fwk.Handle
 	canNarrow bool
+	// affinity answers the scheduling cycle's extension points from the
+	// placed index (the InterPodAffinity wrapper); nil delegates them.
+	affinity *affinityCycle
 
 	hits sync.Pool // *[]index.Hit[*v1.Pod] lookup buffers
 }
@@ -53,34 +56,116 @@ var (
 // PodTopologySpreadName).
 func (pl *plugin) Name() string { return pl.name }
 
-// PreFilter records the version of pod the queue holds, then delegates.
+// PreFilter records the version of pod the queue holds, then answers from
+// the placed index (see Scheduling cycle in the package documentation) or
+// delegates.
 func (pl *plugin) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	pl.tracker.confirm(pod)
+	if c := pl.cycle(pod); c != nil {
+		res, status, err := c.preFilter(state, pod)
+		if err == nil {
+			pl.shared.stats.answered(pl.name)
+			return res, status
+		}
+		pl.shared.stats.fellBack(pl.name, fallbackSync)
+		klog.FromContext(ctx).Error(err, "Answering from the in-tree plugin", "plugin", pl.name)
+	}
 	return pl.inner.PreFilter(ctx, state, pod, nodes)
 }
 
-// PreFilterExtensions delegates.
+// cycle returns what answers the pod's cycle from the placed index, or nil
+// where the in-tree plugin must: a plugin without one, or a pod of a pod
+// group, whose cycle assumes pods into the snapshot without changing its
+// generations.
+func (pl *plugin) cycle(pod *v1.Pod) *affinityCycle {
+	if pl.affinity == nil {
+		return nil
+	}
+	if pod.Spec.SchedulingGroup != nil {
+		pl.shared.stats.fellBack(pl.name, fallbackPodGroup)
+		return nil
+	}
+	return pl.affinity
+}
+
+// ours reports whether this cycle's PreFilter (or PreScore, for key)
+// answered from the index.
+func ours(state fwk.CycleState, key fwk.StateKey) bool {
+	_, err := state.Read(key)
+	return err == nil
+}
+
+// PreFilterExtensions are the wrapper's when it answers from the index,
+// else the in-tree plugin's.
 func (pl *plugin) PreFilterExtensions() fwk.PreFilterExtensions {
+	if pl.affinity != nil {
+		return pl
+	}
 	return pl.inner.PreFilterExtensions()
 }
 
-// Filter delegates.
+// AddPod adds a pod to the cycle's counts (a nominated pod, or preemption
+// putting a victim back).
+func (pl *plugin) AddPod(ctx context.Context, state fwk.CycleState, pod *v1.Pod, p fwk.PodInfo, ni fwk.NodeInfo) *fwk.Status {
+	if ours(state, affinityPreFilterKey) {
+		return pl.affinity.update(state, pod, p, ni, 1)
+	}
+	return pl.inner.PreFilterExtensions().AddPod(ctx, state, pod, p, ni)
+}
+
+// RemovePod removes a pod from the cycle's counts (preemption's victims).
+func (pl *plugin) RemovePod(ctx context.Context, state fwk.CycleState, pod *v1.Pod, p fwk.PodInfo, ni fwk.NodeInfo) *fwk.Status {
+	if ours(state, affinityPreFilterKey) {
+		return pl.affinity.update(state, pod, p, ni, -1)
+	}
+	return pl.inner.PreFilterExtensions().RemovePod(ctx, state, pod, p, ni)
+}
+
+// Filter decides from the cycle's counts, or delegates.
 func (pl *plugin) Filter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) *fwk.Status {
+	if pl.affinity != nil && ours(state, affinityPreFilterKey) {
+		return pl.affinity.filter(state, pod, nodeInfo)
+	}
 	return pl.inner.Filter(ctx, state, pod, nodeInfo)
 }
 
-// PreScore delegates.
+// PreScore answers from the placed index, or delegates.
 func (pl *plugin) PreScore(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) *fwk.Status {
+	if c := pl.cycle(pod); c != nil {
+		status, err := c.preScore(state, pod)
+		if err == nil {
+			return status
+		}
+		pl.shared.stats.fellBack(pl.name, fallbackSync)
+		klog.FromContext(ctx).Error(err, "Scoring with the in-tree plugin", "plugin", pl.name)
+	}
 	return pl.inner.PreScore(ctx, state, pod, nodes)
 }
 
-// Score delegates.
+// Score reads the cycle's topology score, or delegates.
 func (pl *plugin) Score(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
+	if pl.affinity != nil && ours(state, affinityPreScoreKey) {
+		return pl.affinity.score(state, nodeInfo)
+	}
 	return pl.inner.Score(ctx, state, pod, nodeInfo)
 }
 
-// ScoreExtensions delegates.
-func (pl *plugin) ScoreExtensions() fwk.ScoreExtensions { return pl.inner.ScoreExtensions() }
+// ScoreExtensions are the wrapper's when it scores from the index, else
+// the in-tree plugin's.
+func (pl *plugin) ScoreExtensions() fwk.ScoreExtensions {
+	if pl.affinity != nil {
+		return pl
+	}
+	return pl.inner.ScoreExtensions()
+}
+
+// NormalizeScore normalises the cycle's scores, or delegates.
+func (pl *plugin) NormalizeScore(ctx context.Context, state fwk.CycleState, pod *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
+	if ours(state, affinityPreScoreKey) {
+		return pl.affinity.normalize(state, scores)
+	}
+	return pl.inner.ScoreExtensions().NormalizeScore(ctx, state, pod, scores)
+}
 
 // SignPod delegates.
 func (pl *plugin) SignPod(ctx context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"sync"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
@@ -17,6 +19,7 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
 	"github.com/affinityq/affinityq/index"
+	"github.com/affinityq/affinityq/placed"
 )
 
 // The names under which the wrappers register; a profile enables them in
@@ -35,10 +38,13 @@ const (
 type Plugins struct {
 	opts options
 
+	stats *cycleStats
+
 	mu       sync.Mutex // protects the fields below
 	factory  informers.SharedInformerFactory
 	tracker  *tracker
 	declined map[fwk.ClusterEvent]bool // events a profile does not narrow
+	views    map[fwk.SharedLister]*snapshotView
 }
 
 // Option configures New.
@@ -61,7 +67,7 @@ func New(opts ...Option) *Plugins {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	return &Plugins{opts: o, declined: map[fwk.ClusterEvent]bool{}}
+	return &Plugins{opts: o, stats: newCycleStats(), declined: map[fwk.ClusterEvent]bool{}, views: map[fwk.SharedLister]*snapshotView{}}
 }
 
 // Register registers both wrappers in r under InterPodAffinityName and
@@ -81,8 +87,68 @@ func (p *Plugins) NewInterPodAffinity(ctx context.Context, args runtime.Object, 
 	if err != nil {
 		return nil, err
 	}
-	return p.newPlugin(ctx, InterPodAffinityName, index.InterPodAffinity, h, true,
+	pl, err := p.newPlugin(ctx, InterPodAffinityName, index.InterPodAffinity, h, true,
 		func(fts feature.Features) (fwk.Plugin, error) { return interpodaffinity.New(ctx, a, h, fts) })
+	if err != nil {
+		return nil, err
+	}
+	fts := p.features()
+	if fts.EnableInterPodAffinityHostnameFastPath {
+		klog.FromContext(ctx).Info("InterPodAffinityHostnameFastPath is on: the in-tree plugin answers the scheduling cycle", "plugin", InterPodAffinityName)
+		return pl, nil
+	}
+	view, err := p.viewFor(h)
+	if err != nil {
+		return nil, fmt.Errorf("prequeue: %s: %w", InterPodAffinityName, err)
+	}
+	pl.(*plugin).affinity = &affinityCycle{
+		view: view, lister: h.SnapshotSharedLister(), nsLister: h.SharedInformerFactory().Core().V1().Namespaces().Lister(),
+		args:           placed.ScoreArgs{HardPodAffinityWeight: a.HardPodAffinityWeight, IgnorePreferredTermsOfExistingPods: a.IgnorePreferredTermsOfExistingPods},
+		resizeDeferred: fts.EnableInPlacePodVerticalScalingSchedulerPreemption,
+	}
+	return pl, nil
+}
+
+// viewFor returns the view of h's snapshot, making it: one per snapshot,
+// which kube-scheduler's profiles share. Its index reads namespace labels
+// from h's informers and hears of their changes.
+func (p *Plugins) viewFor(h fwk.Handle) (*snapshotView, error) {
+	lister := h.SnapshotSharedLister()
+	if lister == nil {
+		return nil, errors.New("nil snapshot lister")
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if v := p.views[lister]; v != nil {
+		return v, nil
+	}
+	nsInformer := h.SharedInformerFactory().Core().V1().Namespaces()
+	nsLister := nsInformer.Lister()
+	labels := func(name string) (map[string]string, bool) {
+		ns, err := nsLister.Get(name)
+		if err != nil {
+			return nil, false
+		}
+		return ns.Labels, true
+	}
+	v := newSnapshotView(func() *placed.Index { return placed.New(placed.WithNamespaceLabels(labels)) })
+	changed := func(obj any) {
+		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		if ns, ok := obj.(*v1.Namespace); ok {
+			v.namespaceChanged(ns.Name)
+		}
+	}
+	if _, err := nsInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    changed,
+		UpdateFunc: func(_, obj any) { changed(obj) },
+		DeleteFunc: changed,
+	}); err != nil {
+		return nil, err
+	}
+	p.views[lister] = v
+	return v, nil
 }
 
 // NewPodTopologySpread is the frameworkruntime.PluginFactory of the

@@ -120,6 +120,24 @@ func (v *snapshotView) sync(list []fwk.NodeInfo) error {
 	return nil
 }
 
+// syncIndex syncs and returns the index, holding v.mu on success, which
+// the caller releases once it has asked its question.
+func (v *snapshotView) syncIndex(list []fwk.NodeInfo) (*placed.Index, error) {
+	if err := v.sync(list); err != nil {
+		v.mu.Unlock()
+		return nil, err
+	}
+	return v.x, nil
+}
+
+// namespaceChanged tells the index that a namespace's labels may have
+// changed.
+func (v *snapshotView) namespaceChanged(ns string) {
+	v.mu.Lock()
+	v.x.NamespaceChanged(ns)
+	v.mu.Unlock()
+}
+
 // apply diffs a changed NodeInfo into the index.
 func (v *snapshotView) apply(n *viewNode, ni fwk.NodeInfo) error {
 	if node := ni.Node(); node != n.node {

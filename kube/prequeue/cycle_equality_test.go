@@ -1,0 +1,320 @@
+package prequeue_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/interpodaffinity"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
+
+	"github.com/affinityq/affinityq/kube/prequeue"
+)
+
+// cyclePlugins is what a cycle equality test compares: an in-tree plugin
+// and its wrapper, built over one framework handle, one snapshot and one
+// scheduler cache.
+type cyclePlugins interface {
+	fwk.PreFilterPlugin
+	fwk.FilterPlugin
+	fwk.PreScorePlugin
+	fwk.ScorePlugin
+}
+
+type cycleWorld struct {
+	g        *gen
+	cache    internalcache.Cache
+	snapshot *internalcache.Snapshot
+	assumed  map[types.UID]bool
+	logger   klog.Logger
+}
+
+// newCycleWorld returns a scheduler cache and snapshot over gen's model,
+// and a framework handle over them with informers of genNamespaces.
+func newCycleWorld(t *testing.T, seed uint64) (*cycleWorld, fwk.Handle, informers.SharedInformerFactory) {
+	t.Helper()
+	metrics.Register()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	w := &cycleWorld{g: newGen(seed), cache: internalcache.New(ctx, nil, false, false), snapshot: internalcache.NewEmptySnapshot(),
+		assumed: map[types.UID]bool{}, logger: klog.FromContext(ctx)}
+	var objs []runtime.Object
+	for _, ns := range genNamespaces {
+		objs = append(objs, ns)
+	}
+	factory := informers.NewSharedInformerFactory(fake.NewClientset(objs...), 0)
+	h, err := frameworkruntime.NewFramework(ctx, nil, nil,
+		frameworkruntime.WithSnapshotSharedLister(w.snapshot),
+		frameworkruntime.WithInformerFactory(factory),
+		frameworkruntime.WithParallelism(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, h, factory
+}
+
+// step applies one of gen's events to the cache: assigned pods added
+// (some assumed, some terminating, some with required affinity and
+// preferred terms), relabelled (assumed ones confirmed first) and deleted
+// (assumed ones forgotten), and nodes added, relabelled and deleted.
+func (w *cycleWorld) step(t *testing.T) {
+	t.Helper()
+	ev := w.g.next()
+	var err error
+	switch ev.what {
+	case "assigned pod added":
+		p := ev.new.(*v1.Pod)
+		w.decorate(p)
+		if w.g.pick(0.2) {
+			err = w.cache.AssumePod(w.logger, p)
+			w.assumed[p.UID] = true
+		} else {
+			err = w.cache.AddPod(w.logger, p)
+		}
+	case "assigned pod relabelled":
+		old, p := ev.old.(*v1.Pod), ev.new.(*v1.Pod)
+		if w.assumed[p.UID] {
+			delete(w.assumed, p.UID)
+			if err = w.cache.AddPod(w.logger, old); err != nil {
+				break
+			}
+		}
+		err = w.cache.UpdatePod(w.logger, old, p)
+	case "assigned pod deleted":
+		p := ev.old.(*v1.Pod)
+		if w.assumed[p.UID] {
+			delete(w.assumed, p.UID)
+			err = w.cache.ForgetPod(w.logger, p)
+		} else {
+			err = w.cache.RemovePod(w.logger, p)
+		}
+	case "node added":
+		w.cache.AddNode(w.logger, ev.new.(*v1.Node))
+	case "node updated":
+		w.cache.UpdateNode(w.logger, ev.old.(*v1.Node), ev.new.(*v1.Node))
+	case "node deleted":
+		err = w.cache.RemoveNode(w.logger, ev.old.(*v1.Node))
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", ev.what, err)
+	}
+}
+
+// decorate gives a placed pod what gen's assigned pods lack: now and then
+// required affinity, preferred terms of both kinds, and a deletion
+// timestamp.
+func (w *cycleWorld) decorate(p *v1.Pod) {
+	g := w.g
+	if g.pick(0.3) {
+		if p.Spec.Affinity == nil {
+			p.Spec.Affinity = &v1.Affinity{}
+		}
+		if g.pick(0.4) {
+			p.Spec.Affinity.PodAffinity = &v1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: g.terms(1)}
+		}
+		addPreferred(g, p.Spec.Affinity)
+	}
+	if g.pick(0.05) {
+		p.DeletionTimestamp = &metav1.Time{}
+	}
+}
+
+// addPreferred adds up to two preferred affinity and anti-affinity terms
+// of random weights.
+func addPreferred(g *gen, a *v1.Affinity) {
+	weighted := func() []v1.WeightedPodAffinityTerm {
+		var out []v1.WeightedPodAffinityTerm
+		for _, t := range g.terms(2) {
+			out = append(out, v1.WeightedPodAffinityTerm{Weight: int32(1 + g.r.IntN(100)), PodAffinityTerm: t})
+		}
+		return out
+	}
+	if pref := weighted(); len(pref) > 0 {
+		if a.PodAffinity == nil {
+			a.PodAffinity = &v1.PodAffinity{}
+		}
+		a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution = pref
+	}
+	if pref := weighted(); len(pref) > 0 {
+		if a.PodAntiAffinity == nil {
+			a.PodAntiAffinity = &v1.PodAntiAffinity{}
+		}
+		a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution = pref
+	}
+}
+
+// incoming returns a pod to schedule: gen's pending pods with preferred
+// terms added, now and then of a pod group.
+func (w *cycleWorld) incoming() *v1.Pod {
+	p := w.g.pendingPod(v1.DefaultSchedulerName)
+	if w.g.pick(0.5) {
+		if p.Spec.Affinity == nil {
+			p.Spec.Affinity = &v1.Affinity{}
+		}
+		addPreferred(w.g, p.Spec.Affinity)
+	}
+	if w.g.pick(0.02) {
+		group := "group"
+		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &group}
+	}
+	return p
+}
+
+func statusString(s *fwk.Status) string {
+	if s.IsSuccess() {
+		return "Success"
+	}
+	return fmt.Sprintf("%v %q", s.Code(), s.Reasons())
+}
+
+// runCycles runs n scheduling cycles over a random world with both
+// plugins and fails at the first difference: PreFilter's result and
+// status, Filter's status on every node (also after a random sequence of
+// preemption's RemovePod and AddPod and nominated pods' AddPod on a clone
+// of the state), PreScore's status, Score on every node and the
+// normalised scores.
+func runCycles(t *testing.T, seed uint64, n int, inTree, ours cyclePlugins, w *cycleWorld) {
+	t.Helper()
+	ctx := context.Background()
+	for cycle := range n {
+		for range 1 + w.g.r.IntN(3) {
+			w.step(t)
+		}
+		if err := w.cache.UpdateSnapshot(w.logger, w.snapshot); err != nil {
+			t.Fatal(err)
+		}
+		nodes, err := w.snapshot.NodeInfos().List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pod := w.incoming()
+		at := func(what string) string {
+			return fmt.Sprintf("seed %d cycle %d, pod %s/%s, %s", seed, cycle, pod.Namespace, pod.Name, what)
+		}
+		sa, sb := framework.NewCycleState(), framework.NewCycleState()
+		ra, pa := inTree.PreFilter(ctx, sa, pod, nodes)
+		rb, pb := ours.PreFilter(ctx, sb, pod, nodes)
+		if statusString(pa) != statusString(pb) || fmt.Sprint(ra) != fmt.Sprint(rb) {
+			t.Fatalf("%s: PreFilter %v %s, in-tree %v %s", at("PreFilter"), rb, statusString(pb), ra, statusString(pa))
+		}
+		if pa.IsSuccess() {
+			compareFilters(t, at, inTree, ours, sa, sb, pod, nodes)
+			// Preemption and nominated pods: a clone changed by AddPod and
+			// RemovePod, the base left as it was.
+			ca, cb := sa.Clone(), sb.Clone()
+			for i := range w.g.r.IntN(4) {
+				if len(nodes) == 0 {
+					break
+				}
+				ni := nodes[w.g.r.IntN(len(nodes))]
+				var pi fwk.PodInfo
+				add := w.g.pick(0.5) || len(ni.GetPods()) == 0
+				if add {
+					p := w.g.assignedPod()
+					p.Spec.NodeName = ni.Node().Name
+					w.decorate(p)
+					if pi, err = framework.NewPodInfo(p); err != nil {
+						continue
+					}
+				} else {
+					pi = ni.GetPods()[w.g.r.IntN(len(ni.GetPods()))]
+				}
+				var xa, xb *fwk.Status
+				if add {
+					xa = inTree.PreFilterExtensions().AddPod(ctx, ca, pod, pi, ni)
+					xb = ours.PreFilterExtensions().AddPod(ctx, cb, pod, pi, ni)
+				} else {
+					xa = inTree.PreFilterExtensions().RemovePod(ctx, ca, pod, pi, ni)
+					xb = ours.PreFilterExtensions().RemovePod(ctx, cb, pod, pi, ni)
+				}
+				if statusString(xa) != statusString(xb) {
+					t.Fatalf("%s: %s, in-tree %s", at(fmt.Sprintf("extension %d (add %v)", i, add)), statusString(xb), statusString(xa))
+				}
+				compareFilters(t, func(s string) string { return at(fmt.Sprintf("after extension %d (add %v), %s", i, add, s)) }, inTree, ours, ca, cb, pod, nodes)
+			}
+			compareFilters(t, func(s string) string { return at("base after extensions, " + s) }, inTree, ours, sa, sb, pod, nodes)
+		}
+		qa, qb := inTree.PreScore(ctx, sa, pod, nodes), ours.PreScore(ctx, sb, pod, nodes)
+		if statusString(qa) != statusString(qb) {
+			t.Fatalf("%s: PreScore %s, in-tree %s", at("PreScore"), statusString(qb), statusString(qa))
+		}
+		if !qa.IsSuccess() {
+			continue
+		}
+		var la, lb fwk.NodeScoreList
+		for _, ni := range nodes {
+			a, xa := inTree.Score(ctx, sa, pod, ni)
+			b, xb := ours.Score(ctx, sb, pod, ni)
+			if a != b || statusString(xa) != statusString(xb) {
+				t.Fatalf("%s: Score %d %s, in-tree %d %s", at("Score on "+ni.Node().Name), b, statusString(xb), a, statusString(xa))
+			}
+			la = append(la, fwk.NodeScore{Name: ni.Node().Name, Score: a})
+			lb = append(lb, fwk.NodeScore{Name: ni.Node().Name, Score: b})
+		}
+		xa := inTree.ScoreExtensions().NormalizeScore(ctx, sa, pod, la)
+		xb := ours.ScoreExtensions().NormalizeScore(ctx, sb, pod, lb)
+		if statusString(xa) != statusString(xb) || !slices.Equal(la, lb) {
+			t.Fatalf("%s: normalised %v %s, in-tree %v %s", at("NormalizeScore"), lb, statusString(xb), la, statusString(xa))
+		}
+	}
+}
+
+func compareFilters(t *testing.T, at func(string) string, inTree, ours cyclePlugins, sa, sb fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) {
+	t.Helper()
+	ctx := context.Background()
+	for _, ni := range nodes {
+		a, b := inTree.Filter(ctx, sa, pod, ni), ours.Filter(ctx, sb, pod, ni)
+		if statusString(a) != statusString(b) {
+			t.Fatalf("%s: Filter %s, in-tree %s", at("Filter on "+ni.Node().Name), statusString(b), statusString(a))
+		}
+	}
+}
+
+// TestInterPodAffinityCycles runs the in-tree InterPodAffinity and its
+// wrapper side by side in the same scheduling cycles over random worlds
+// and compares every answer (runCycles).
+func TestInterPodAffinityCycles(t *testing.T) {
+	seeds, cycles := 10, 1000
+	if testing.Short() {
+		seeds, cycles = 4, 250
+	}
+	fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
+	for seed := range uint64(seeds) {
+		args := &config.InterPodAffinityArgs{HardPodAffinityWeight: int32(seed % 3), IgnorePreferredTermsOfExistingPods: seed%4 == 3}
+		w, h, factory := newCycleWorld(t, seed)
+		ctx, cancel := context.WithCancel(context.Background())
+		inTree, err := interpodaffinity.New(ctx, args, h, fts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plugins := prequeue.New(prequeue.WithFeatures(fts))
+		ours, err := plugins.NewInterPodAffinity(ctx, args, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		factory.Start(ctx.Done())
+		factory.WaitForCacheSync(ctx.Done())
+		runCycles(t, seed, cycles, inTree.(cyclePlugins), ours.(cyclePlugins), w)
+		answered, fallbacks := plugins.CycleStats()
+		if answered[prequeue.InterPodAffinityName] == 0 {
+			t.Errorf("seed %d: no PreFilter answered from the index; fallbacks %v", seed, fallbacks)
+		}
+		cancel()
+		factory.Shutdown()
+	}
+}

@@ -74,7 +74,7 @@ func (c *affinityCycle) preFilter(state fwk.CycleState, pod *v1.Pod) (*fwk.PreFi
 			}
 		}
 	}
-	x, err := c.sync()
+	x, err := syncView(c.view, c.lister)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -90,14 +90,18 @@ func (c *affinityCycle) preFilter(state fwk.CycleState, pod *v1.Pod) (*fwk.PreFi
 	return nil, nil, nil
 }
 
-// sync brings the view to the snapshot and returns its index, the view
-// locked.
-func (c *affinityCycle) sync() (*placed.Index, error) {
-	list, err := c.lister.NodeInfos().List()
+// syncView brings view to lister's snapshot and returns its index, the
+// view locked.
+func syncView(view *snapshotView, lister fwk.SharedLister) (*placed.Index, error) {
+	list, err := lister.NodeInfos().List()
 	if err != nil {
 		return nil, fmt.Errorf("listing the snapshot's nodes: %w", err)
 	}
-	return c.view.syncIndex(list)
+	return view.syncIndex(list)
+}
+
+func (c *affinityCycle) keys() (preFilter, preScore fwk.StateKey) {
+	return affinityPreFilterKey, affinityPreScoreKey
 }
 
 // resolveNamespaces adds to a term's namespaces those its namespace
@@ -132,12 +136,12 @@ func readAffinityState(state fwk.CycleState) (*affinityState, error) {
 
 // update applies a pod added to (d = 1) or removed from (d = -1) the
 // cycle's view of a node.
-func (c *affinityCycle) update(state fwk.CycleState, pod *v1.Pod, p fwk.PodInfo, ni fwk.NodeInfo, d int64) *fwk.Status {
+func (c *affinityCycle) update(state fwk.CycleState, pod *v1.Pod, p fwk.PodInfo, ni fwk.NodeInfo, d int) *fwk.Status {
 	s, err := readAffinityState(state)
 	if err != nil {
 		return fwk.AsStatus(err)
 	}
-	if err := s.x.AffinityChange(s.counts, pod, p.GetPod(), ni.Node(), d); err != nil {
+	if err := s.x.AffinityChange(s.counts, pod, p.GetPod(), ni.Node(), int64(d)); err != nil {
 		return fwk.AsStatus(err)
 	}
 	return nil
@@ -207,7 +211,7 @@ func (s *scoreState) Clone() fwk.StateData { return s }
 
 // preScore answers PreScore from the index; a non-nil error is as
 // preFilter's.
-func (c *affinityCycle) preScore(state fwk.CycleState, pod *v1.Pod) (*fwk.Status, error) {
+func (c *affinityCycle) preScore(state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.Status, error) {
 	a := pod.Spec.Affinity
 	preferred := a != nil && (a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 ||
 		a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0)
@@ -217,7 +221,7 @@ func (c *affinityCycle) preScore(state fwk.CycleState, pod *v1.Pod) (*fwk.Status
 	if _, err := framework.NewPodInfo(pod); err != nil {
 		return fwk.AsStatus(fmt.Errorf("failed to parse pod: %w", err)), nil
 	}
-	x, err := c.sync()
+	x, err := syncView(c.view, c.lister)
 	if err != nil {
 		return nil, err
 	}

@@ -20,8 +20,10 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/interpodaffinity"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/podtopologyspread"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
+	"k8s.io/utils/ptr"
 
 	"github.com/affinityq/affinityq/kube/prequeue"
 )
@@ -53,7 +55,9 @@ func newCycleWorld(t *testing.T, seed uint64) (*cycleWorld, fwk.Handle, informer
 	t.Cleanup(cancel)
 	w := &cycleWorld{g: newGen(seed), cache: internalcache.New(ctx, nil, false, false), snapshot: internalcache.NewEmptySnapshot(),
 		assumed: map[types.UID]bool{}, logger: klog.FromContext(ctx)}
-	var objs []runtime.Object
+	// A service selecting some pods, from which PodTopologySpread derives
+	// default constraints for pods without their own.
+	objs := []runtime.Object{&v1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns0"}, Spec: v1.ServiceSpec{Selector: map[string]string{"app": "web"}}}}
 	for _, ns := range genNamespaces {
 		objs = append(objs, ns)
 	}
@@ -159,9 +163,28 @@ func addPreferred(g *gen, a *v1.Affinity) {
 }
 
 // incoming returns a pod to schedule: gen's pending pods with preferred
-// terms added, now and then of a pod group.
+// terms added, spread constraints with every minDomains and inclusion
+// policy, now and then a node selector or toleration, and now and then of a
+// pod group.
 func (w *cycleWorld) incoming() *v1.Pod {
-	p := w.g.pendingPod(v1.DefaultSchedulerName)
+	g := w.g
+	p := g.pendingPod(v1.DefaultSchedulerName)
+	policies := []*v1.NodeInclusionPolicy{nil, ptr.To(v1.NodeInclusionPolicyHonor), ptr.To(v1.NodeInclusionPolicyIgnore)}
+	for i := range p.Spec.TopologySpreadConstraints {
+		c := &p.Spec.TopologySpreadConstraints[i]
+		if g.pick(0.3) && c.WhenUnsatisfiable == v1.DoNotSchedule {
+			c.MinDomains = ptr.To(int32(1 + g.r.IntN(4)))
+		}
+		c.NodeAffinityPolicy = policies[g.r.IntN(3)]
+		c.NodeTaintsPolicy = policies[g.r.IntN(3)]
+		c.MaxSkew = int32(1 + g.r.IntN(2))
+	}
+	if g.pick(0.2) {
+		p.Spec.NodeSelector = map[string]string{v1.LabelTopologyZone: g.oneOf([]string{"z1", "z2"})}
+	}
+	if g.pick(0.3) {
+		p.Spec.Tolerations = []v1.Toleration{{Key: "dedicated", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}}
+	}
 	if w.g.pick(0.5) {
 		if p.Spec.Affinity == nil {
 			p.Spec.Affinity = &v1.Affinity{}
@@ -188,7 +211,7 @@ func statusString(s *fwk.Status) string {
 // preemption's RemovePod and AddPod and nominated pods' AddPod on a clone
 // of the state), PreScore's status, Score on every node and the
 // normalised scores.
-func runCycles(t *testing.T, seed uint64, n int, inTree, ours cyclePlugins, w *cycleWorld) {
+func runCycles(t *testing.T, seed uint64, n, extensions int, inTree, ours cyclePlugins, w *cycleWorld) {
 	t.Helper()
 	ctx := context.Background()
 	for cycle := range n {
@@ -217,7 +240,7 @@ func runCycles(t *testing.T, seed uint64, n int, inTree, ours cyclePlugins, w *c
 			// Preemption and nominated pods: a clone changed by AddPod and
 			// RemovePod, the base left as it was.
 			ca, cb := sa.Clone(), sb.Clone()
-			for i := range w.g.r.IntN(4) {
+			for i := range w.g.r.IntN(extensions + 1) {
 				if len(nodes) == 0 {
 					break
 				}
@@ -309,9 +332,55 @@ func TestInterPodAffinityCycles(t *testing.T) {
 		}
 		factory.Start(ctx.Done())
 		factory.WaitForCacheSync(ctx.Done())
-		runCycles(t, seed, cycles, inTree.(cyclePlugins), ours.(cyclePlugins), w)
+		runCycles(t, seed, cycles, 3, inTree.(cyclePlugins), ours.(cyclePlugins), w)
 		answered, fallbacks := plugins.CycleStats()
 		if answered[prequeue.InterPodAffinityName] == 0 {
+			t.Errorf("seed %d: no PreFilter answered from the index; fallbacks %v", seed, fallbacks)
+		}
+		cancel()
+		factory.Shutdown()
+	}
+}
+
+// TestPodTopologySpreadCycles runs the in-tree PodTopologySpread and its
+// wrapper side by side in the same scheduling cycles over random worlds
+// and compares every answer (runCycles), under system defaulting, soft
+// list defaults, and hard list defaults (which the in-tree plugin
+// answers). A clone of the PreFilter state gets one AddPod or RemovePod:
+// after several, the in-tree plugin's smallest domain depends on its map
+// order when domains tie, so that no implementation can match it.
+func TestPodTopologySpreadCycles(t *testing.T) {
+	seeds, cycles := 12, 1000
+	if testing.Short() {
+		seeds, cycles = 3, 250
+	}
+	fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
+	for seed := range uint64(seeds) {
+		args := &config.PodTopologySpreadArgs{DefaultingType: config.SystemDefaulting}
+		switch seed % 3 {
+		case 1:
+			args = &config.PodTopologySpreadArgs{DefaultingType: config.ListDefaulting, DefaultConstraints: []v1.TopologySpreadConstraint{
+				{MaxSkew: 2, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: v1.ScheduleAnyway}}}
+		case 2:
+			args = &config.PodTopologySpreadArgs{DefaultingType: config.ListDefaulting, DefaultConstraints: []v1.TopologySpreadConstraint{
+				{MaxSkew: 1, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: v1.DoNotSchedule}}}
+		}
+		w, h, factory := newCycleWorld(t, 100+seed)
+		ctx, cancel := context.WithCancel(context.Background())
+		inTree, err := podtopologyspread.New(ctx, args, h, fts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plugins := prequeue.New(prequeue.WithFeatures(fts))
+		ours, err := plugins.NewPodTopologySpread(ctx, args, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		factory.Start(ctx.Done())
+		factory.WaitForCacheSync(ctx.Done())
+		runCycles(t, seed, cycles, 1, inTree.(cyclePlugins), ours.(cyclePlugins), w)
+		answered, fallbacks := plugins.CycleStats()
+		if answered[prequeue.PodTopologySpreadName] == 0 {
 			t.Errorf("seed %d: no PreFilter answered from the index; fallbacks %v", seed, fallbacks)
 		}
 		cancel()

@@ -26,10 +26,10 @@
 //     change which registrations an incoming event matches.
 //   - PreFilter and the target-pod hints first tell the shared tracker which
 //     version of the pod the queue holds (see Consistency).
-//   - AffinityqInterPodAffinity answers the scheduling cycle from an index
-//     of the placed pods (see Scheduling cycle); the other extension points
-//     (SignPod, and all of AffinityqPodTopologySpread's) are delegated to
-//     the in-tree instance.
+//   - Both answer the scheduling cycle (PreFilter and its extensions,
+//     Filter, PreScore, Score, NormalizeScore) from an index of the placed
+//     pods (see Scheduling cycle); SignPod is delegated to the in-tree
+//     instance.
 //
 // A Plugins value holds what the wrappers of one scheduler process share:
 // one index, fed from the pod informer of the scheduler's
@@ -104,15 +104,19 @@
 //
 // # Scheduling cycle
 //
-// In every cycle the in-tree InterPodAffinity visits every placed pod in
-// PreFilter and PreScore. AffinityqInterPodAffinity instead asks a
-// placed.Index (package placed: counts per shape, kept as pods come and go)
-// and decides Filter, Score and NormalizeScore from its answers with the
+// In every cycle the in-tree InterPodAffinity and PodTopologySpread visit
+// every placed pod in PreFilter and PreScore. The wrappers instead ask a
+// placed.Index (package placed: counts per shape, kept as pods come and
+// go) and decide Filter, Score and NormalizeScore from its answers with the
 // in-tree rules; PreFilterExtensions' AddPod and RemovePod (nominated pods,
 // preemption) change the cycle's copy of the counts through
-// placed.Index.AffinityChange. TestInterPodAffinityCycles runs both
-// plugins in the same cycles over random worlds and compares every status
-// and score.
+// placed.Index.AffinityChange and SpreadChange. TestInterPodAffinityCycles
+// and TestPodTopologySpreadCycles run each in-tree plugin and its wrapper
+// in the same cycles over random worlds and compare every status and
+// score. (After several AddPod and RemovePod calls on one state, the
+// in-tree PodTopologySpread's smallest domain can depend on its map order
+// when domains tie; the wrapper keeps its two smallest domains by the same
+// rule.)
 //
 // The index is kept equal to the cycle's snapshot, never fed from
 // informers: assumed pods are in the snapshot before any informer reports
@@ -123,9 +127,13 @@
 //
 // The in-tree instance answers instead, counted by Plugins.CycleStats:
 // for a pod of a pod group (its cycle assumes pods into the snapshot
-// without changing generations), when the snapshot cannot be synced, and
-// for every cycle when the InterPodAffinityHostnameFastPath gate (alpha,
-// off by default) is on. The index assumes that every placed pod's
+// without changing generations); when the snapshot cannot be synced; for
+// PodTopologySpread, a pod without constraints of its own whose default
+// constraints count (DoNotSchedule defaults in PreFilter; in PreScore,
+// defaults with a service or controller selecting the pod); and for every
+// cycle when a gate differs from its default (InterPodAffinityHostnameFastPath,
+// TaintTolerationComparisonOperators on; NodeInclusionPolicyInPodTopologySpread,
+// MatchLabelKeysInPodTopologySpread off). The index assumes that every placed pod's
 // namespace exists, as a cluster ensures; the in-tree plugin resolves
 // namespace selectors against the namespaces that exist.
 //

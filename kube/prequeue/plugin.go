@@ -2,6 +2,7 @@ package prequeue
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
@@ -36,9 +37,9 @@ type plugin struct {
 	tracker   *tracker
 	handle    fwk.Handle
 	canNarrow bool
-	// affinity answers the scheduling cycle's extension points from the
-	// placed index (the InterPodAffinity wrapper); nil delegates them.
-	affinity *affinityCycle
+	// answers answers the scheduling cycle's extension points from the
+	// placed index; nil delegates them.
+	answers cycleAnswers
 
 	hits sync.Pool // *[]index.Hit[*v1.Pod] lookup buffers
 }
@@ -67,38 +68,73 @@ func (pl *plugin) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.P
 			pl.shared.stats.answered(pl.name)
 			return res, status
 		}
-		pl.shared.stats.fellBack(pl.name, fallbackSync)
-		klog.FromContext(ctx).Error(err, "Answering from the in-tree plugin", "plugin", pl.name)
+		pl.fellBack(ctx, err, "Answering from the in-tree plugin")
 	}
 	return pl.inner.PreFilter(ctx, state, pod, nodes)
+}
+
+// cycleAnswers computes a plugin's scheduling-cycle extension points from
+// the placed index. preFilter and preScore return an error where the
+// index cannot answer; the wrapper then asks the in-tree plugin, whose
+// state the later extension points of the cycle find instead of the keys'.
+type cycleAnswers interface {
+	keys() (preFilter, preScore fwk.StateKey)
+	preFilter(state fwk.CycleState, pod *v1.Pod) (*fwk.PreFilterResult, *fwk.Status, error)
+	update(state fwk.CycleState, pod *v1.Pod, p fwk.PodInfo, ni fwk.NodeInfo, d int) *fwk.Status
+	filter(state fwk.CycleState, pod *v1.Pod, ni fwk.NodeInfo) *fwk.Status
+	preScore(state fwk.CycleState, pod *v1.Pod, filtered []fwk.NodeInfo) (*fwk.Status, error)
+	score(state fwk.CycleState, ni fwk.NodeInfo) (int64, *fwk.Status)
+	normalize(state fwk.CycleState, scores fwk.NodeScoreList) *fwk.Status
 }
 
 // cycle returns what answers the pod's cycle from the placed index, or nil
 // where the in-tree plugin must: a plugin without one, or a pod of a pod
 // group, whose cycle assumes pods into the snapshot without changing its
 // generations.
-func (pl *plugin) cycle(pod *v1.Pod) *affinityCycle {
-	if pl.affinity == nil {
+func (pl *plugin) cycle(pod *v1.Pod) cycleAnswers {
+	if pl.answers == nil {
 		return nil
 	}
 	if pod.Spec.SchedulingGroup != nil {
 		pl.shared.stats.fellBack(pl.name, fallbackPodGroup)
 		return nil
 	}
-	return pl.affinity
+	return pl.answers
 }
 
-// ours reports whether this cycle's PreFilter (or PreScore, for key)
+// ours reports whether this cycle's PreFilter (preScore false) or PreScore
 // answered from the index.
-func ours(state fwk.CycleState, key fwk.StateKey) bool {
+func (pl *plugin) ours(state fwk.CycleState, preScore bool) bool {
+	if pl.answers == nil {
+		return false
+	}
+	key, scoreKey := pl.answers.keys()
+	if preScore {
+		key = scoreKey
+	}
 	_, err := state.Read(key)
 	return err == nil
+}
+
+// fellBack counts and logs a cycle the in-tree plugin answers because the
+// index could not.
+func (pl *plugin) fellBack(ctx context.Context, err error, msg string) {
+	reason := fallbackSync
+	if errors.Is(err, errDefaultConstraints) {
+		reason = fallbackDefaults
+	}
+	pl.shared.stats.fellBack(pl.name, reason)
+	if reason == fallbackSync {
+		klog.FromContext(ctx).Error(err, msg, "plugin", pl.name)
+	} else {
+		klog.FromContext(ctx).V(4).Info(msg, "plugin", pl.name, "reason", err)
+	}
 }
 
 // PreFilterExtensions are the wrapper's when it answers from the index,
 // else the in-tree plugin's.
 func (pl *plugin) PreFilterExtensions() fwk.PreFilterExtensions {
-	if pl.affinity != nil {
+	if pl.answers != nil {
 		return pl
 	}
 	return pl.inner.PreFilterExtensions()
@@ -107,24 +143,24 @@ func (pl *plugin) PreFilterExtensions() fwk.PreFilterExtensions {
 // AddPod adds a pod to the cycle's counts (a nominated pod, or preemption
 // putting a victim back).
 func (pl *plugin) AddPod(ctx context.Context, state fwk.CycleState, pod *v1.Pod, p fwk.PodInfo, ni fwk.NodeInfo) *fwk.Status {
-	if ours(state, affinityPreFilterKey) {
-		return pl.affinity.update(state, pod, p, ni, 1)
+	if pl.ours(state, false) {
+		return pl.answers.update(state, pod, p, ni, 1)
 	}
 	return pl.inner.PreFilterExtensions().AddPod(ctx, state, pod, p, ni)
 }
 
 // RemovePod removes a pod from the cycle's counts (preemption's victims).
 func (pl *plugin) RemovePod(ctx context.Context, state fwk.CycleState, pod *v1.Pod, p fwk.PodInfo, ni fwk.NodeInfo) *fwk.Status {
-	if ours(state, affinityPreFilterKey) {
-		return pl.affinity.update(state, pod, p, ni, -1)
+	if pl.ours(state, false) {
+		return pl.answers.update(state, pod, p, ni, -1)
 	}
 	return pl.inner.PreFilterExtensions().RemovePod(ctx, state, pod, p, ni)
 }
 
 // Filter decides from the cycle's counts, or delegates.
 func (pl *plugin) Filter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) *fwk.Status {
-	if pl.affinity != nil && ours(state, affinityPreFilterKey) {
-		return pl.affinity.filter(state, pod, nodeInfo)
+	if pl.ours(state, false) {
+		return pl.answers.filter(state, pod, nodeInfo)
 	}
 	return pl.inner.Filter(ctx, state, pod, nodeInfo)
 }
@@ -132,20 +168,19 @@ func (pl *plugin) Filter(ctx context.Context, state fwk.CycleState, pod *v1.Pod,
 // PreScore answers from the placed index, or delegates.
 func (pl *plugin) PreScore(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) *fwk.Status {
 	if c := pl.cycle(pod); c != nil {
-		status, err := c.preScore(state, pod)
+		status, err := c.preScore(state, pod, nodes)
 		if err == nil {
 			return status
 		}
-		pl.shared.stats.fellBack(pl.name, fallbackSync)
-		klog.FromContext(ctx).Error(err, "Scoring with the in-tree plugin", "plugin", pl.name)
+		pl.fellBack(ctx, err, "Scoring with the in-tree plugin")
 	}
 	return pl.inner.PreScore(ctx, state, pod, nodes)
 }
 
 // Score reads the cycle's topology score, or delegates.
 func (pl *plugin) Score(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
-	if pl.affinity != nil && ours(state, affinityPreScoreKey) {
-		return pl.affinity.score(state, nodeInfo)
+	if pl.ours(state, true) {
+		return pl.answers.score(state, nodeInfo)
 	}
 	return pl.inner.Score(ctx, state, pod, nodeInfo)
 }
@@ -153,7 +188,7 @@ func (pl *plugin) Score(ctx context.Context, state fwk.CycleState, pod *v1.Pod, 
 // ScoreExtensions are the wrapper's when it scores from the index, else
 // the in-tree plugin's.
 func (pl *plugin) ScoreExtensions() fwk.ScoreExtensions {
-	if pl.affinity != nil {
+	if pl.answers != nil {
 		return pl
 	}
 	return pl.inner.ScoreExtensions()
@@ -161,8 +196,8 @@ func (pl *plugin) ScoreExtensions() fwk.ScoreExtensions {
 
 // NormalizeScore normalises the cycle's scores, or delegates.
 func (pl *plugin) NormalizeScore(ctx context.Context, state fwk.CycleState, pod *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
-	if ours(state, affinityPreScoreKey) {
-		return pl.affinity.normalize(state, scores)
+	if pl.ours(state, true) {
+		return pl.answers.normalize(state, scores)
 	}
 	return pl.inner.ScoreExtensions().NormalizeScore(ctx, state, pod, scores)
 }

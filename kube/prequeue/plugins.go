@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/interpodaffinity"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/podtopologyspread"
@@ -101,7 +102,7 @@ func (p *Plugins) NewInterPodAffinity(ctx context.Context, args runtime.Object, 
 	if err != nil {
 		return nil, fmt.Errorf("prequeue: %s: %w", InterPodAffinityName, err)
 	}
-	pl.(*plugin).affinity = &affinityCycle{
+	pl.(*plugin).answers = &affinityCycle{
 		view: view, lister: h.SnapshotSharedLister(), nsLister: h.SharedInformerFactory().Core().V1().Namespaces().Lister(),
 		args:           placed.ScoreArgs{HardPodAffinityWeight: a.HardPodAffinityWeight, IgnorePreferredTermsOfExistingPods: a.IgnorePreferredTermsOfExistingPods},
 		resizeDeferred: fts.EnableInPlacePodVerticalScalingSchedulerPreemption,
@@ -162,8 +163,32 @@ func (p *Plugins) NewPodTopologySpread(ctx context.Context, args runtime.Object,
 	if hardDefaultConstraints(a) {
 		klog.FromContext(ctx).Info("The PodTopologySpread default constraints include DoNotSchedule ones, which the index does not model: its events are not narrowed", "plugin", PodTopologySpreadName)
 	}
-	return p.newPlugin(ctx, PodTopologySpreadName, index.PodTopologySpread, h, !hardDefaultConstraints(a),
+	pl, err := p.newPlugin(ctx, PodTopologySpreadName, index.PodTopologySpread, h, !hardDefaultConstraints(a),
 		func(fts feature.Features) (fwk.Plugin, error) { return podtopologyspread.New(ctx, a, h, fts) })
+	if err != nil {
+		return nil, err
+	}
+	fts := p.features()
+	if !fts.EnableNodeInclusionPolicyInPodTopologySpread || !fts.EnableMatchLabelKeysInPodTopologySpread || fts.EnableTaintTolerationComparisonOperators {
+		klog.FromContext(ctx).Info("A PodTopologySpread feature gate differs from its default: the in-tree plugin answers the scheduling cycle", "plugin", PodTopologySpreadName)
+		return pl, nil
+	}
+	view, err := p.viewFor(h)
+	if err != nil {
+		return nil, fmt.Errorf("prequeue: %s: %w", PodTopologySpreadName, err)
+	}
+	c := &spreadCycle{view: view, lister: h.SnapshotSharedLister(), defaults: a.DefaultConstraints,
+		resizeDeferred: fts.EnableInPlacePodVerticalScalingSchedulerPreemption}
+	if a.DefaultingType == config.SystemDefaulting {
+		c.defaults, c.systemDefaulted = systemSpreadDefaults, true
+	}
+	if len(c.defaults) > 0 {
+		f := h.SharedInformerFactory()
+		c.services, c.controllers = f.Core().V1().Services().Lister(), f.Core().V1().ReplicationControllers().Lister()
+		c.replicaSets, c.statefulSets = f.Apps().V1().ReplicaSets().Lister(), f.Apps().V1().StatefulSets().Lister()
+	}
+	pl.(*plugin).answers = c
+	return pl, nil
 }
 
 func (p *Plugins) newPlugin(ctx context.Context, name string, rules index.RuleSet, h fwk.Handle, canNarrow bool, build func(feature.Features) (fwk.Plugin, error)) (fwk.Plugin, error) {

@@ -7,6 +7,7 @@ import "sync"
 const (
 	fallbackPodGroup = "pod-group" // the pod belongs to a pod group
 	fallbackSync     = "sync"      // the snapshot could not be listed or synced
+	fallbackDefaults = "defaults"  // PodTopologySpread's default constraints apply and may count
 )
 
 // cycleStats counts, per wrapper, the extension points (PreFilter) answered
@@ -35,7 +36,7 @@ func (s *cycleStats) fellBack(plugin, reason string) {
 
 // CycleStats reports, per wrapper, how many PreFilters the placed index
 // answered, and how many extension points fell back to the in-tree plugin
-// by wrapper and reason ("pod-group", "sync").
+// by wrapper and reason ("pod-group", "sync", "defaults").
 func (p *Plugins) CycleStats() (answered map[string]uint64, fallbacks map[[2]string]uint64) {
 	s := p.stats
 	s.mu.Lock()

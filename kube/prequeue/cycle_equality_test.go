@@ -13,6 +13,7 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -385,5 +386,47 @@ func TestPodTopologySpreadCycles(t *testing.T) {
 		}
 		cancel()
 		factory.Shutdown()
+	}
+}
+
+// TestCycleMetrics checks that the wrappers' series are in kube-scheduler's
+// registry with what a few cycles recorded.
+func TestCycleMetrics(t *testing.T) {
+	fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
+	w, h, factory := newCycleWorld(t, 7)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	inTree, err := interpodaffinity.New(ctx, &config.InterPodAffinityArgs{}, h, fts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, err := prequeue.New(prequeue.WithFeatures(fts)).NewInterPodAffinity(ctx, &config.InterPodAffinityArgs{}, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+	runCycles(t, 7, 50, 1, inTree.(cyclePlugins), ours.(cyclePlugins), w)
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			name := f.GetName()
+			for _, l := range m.GetLabel() {
+				name += "," + l.GetName() + "=" + l.GetValue()
+			}
+			got[name] = m.GetCounter().GetValue() + m.GetGauge().GetValue()
+		}
+	}
+	if got["affinityq_cycle_answers_total,plugin="+prequeue.InterPodAffinityName] == 0 {
+		t.Errorf("affinityq_cycle_answers_total for %s missing or 0", prequeue.InterPodAffinityName)
+	}
+	for _, name := range []string{"affinityq_placed_pods", "affinityq_placed_shapes,kind=placed", "affinityq_placed_shapes,kind=incoming", "affinityq_placed_shape_bytes"} {
+		if _, ok := got[name]; !ok {
+			t.Errorf("series %s missing", name)
+		}
 	}
 }

@@ -68,6 +68,7 @@ func New(opts ...Option) *Plugins {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	registerMetrics()
 	return &Plugins{opts: o, stats: newCycleStats(), declined: map[fwk.ClusterEvent]bool{}, views: map[fwk.SharedLister]*snapshotView{}}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -35,6 +36,7 @@ type snapshotView struct {
 	order []*viewNode             // the node list of the last sync, in order
 	epoch uint64                  // syncs; a node seen by the last has seen == epoch
 	reads uint64                  // NodeInfos diffed into the index
+	stats time.Time               // when the gauges were last set
 }
 
 type viewNode struct {
@@ -94,6 +96,10 @@ func (v *snapshotView) sync(list []fwk.NodeInfo) error {
 		}
 	}
 	v.order = v.order[:len(list)]
+	if now := time.Now(); now.Sub(v.stats) >= statsEvery {
+		v.stats = now
+		recordStats(v.x.Stats())
+	}
 	if same {
 		return nil
 	}

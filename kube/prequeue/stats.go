@@ -23,12 +23,14 @@ func newCycleStats() *cycleStats {
 }
 
 func (s *cycleStats) answered(plugin string) {
+	cycleAnswersTotal.WithLabelValues(plugin).Inc()
 	s.mu.Lock()
 	s.answers[plugin]++
 	s.mu.Unlock()
 }
 
 func (s *cycleStats) fellBack(plugin, reason string) {
+	cycleFallbacksTotal.WithLabelValues(plugin, reason).Inc()
 	s.mu.Lock()
 	s.fallbacks[[2]string{plugin, reason}]++
 	s.mu.Unlock()

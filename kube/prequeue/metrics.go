@@ -1,0 +1,61 @@
+package prequeue
+
+import (
+	"sync"
+	"time"
+
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/legacyregistry"
+
+	"github.com/affinityq/affinityq/placed"
+)
+
+// The wrappers' series in kube-scheduler's registry (legacyregistry, which
+// its /metrics serves), registered once per process by New.
+var (
+	cycleAnswersTotal = metrics.NewCounterVec(&metrics.CounterOpts{
+		Name:           "affinityq_cycle_answers_total",
+		Help:           "Scheduling cycles whose PreFilter a wrapper answered from the placed index, by plugin.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"plugin"})
+	cycleFallbacksTotal = metrics.NewCounterVec(&metrics.CounterOpts{
+		Name:           "affinityq_cycle_fallbacks_total",
+		Help:           "Extension points a wrapper left to the in-tree plugin, by plugin and reason (pod-group, sync, defaults).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"plugin", "reason"})
+	placedPods = metrics.NewGauge(&metrics.GaugeOpts{
+		Name:           "affinityq_placed_pods",
+		Help:           "Pods in the placed index, as of the last scheduling cycle's snapshot (updated at most once a second).",
+		StabilityLevel: metrics.ALPHA,
+	})
+	placedShapes = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Name:           "affinityq_placed_shapes",
+		Help:           "Shapes the placed index keeps, by kind: placed (placed pods' terms) and incoming (incoming pods' questions, bounded).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"kind"})
+	placedShapeBytes = metrics.NewGauge(&metrics.GaugeOpts{
+		Name:           "affinityq_placed_shape_bytes",
+		Help:           "Estimated memory the placed index's shapes hold.",
+		StabilityLevel: metrics.ALPHA,
+	})
+
+	registerOnce sync.Once
+)
+
+func registerMetrics() {
+	registerOnce.Do(func() {
+		legacyregistry.MustRegister(cycleAnswersTotal, cycleFallbacksTotal, placedPods, placedShapes, placedShapeBytes)
+	})
+}
+
+// statsEvery bounds how often a view refreshes the index's gauges: Stats
+// visits every shape.
+const statsEvery = time.Second
+
+// recordStats sets the index's gauges.
+func recordStats(st placed.Stats) {
+	placedPods.Set(float64(st.Pods))
+	placedShapes.WithLabelValues("placed").Set(float64(st.PlacedShapes))
+	placedShapes.WithLabelValues("incoming").Set(float64(st.IncomingShapes))
+	placedShapeBytes.Set(float64(st.ShapeBytes))
+}

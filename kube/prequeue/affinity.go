@@ -151,13 +151,13 @@ func (c *affinityCycle) update(state fwk.CycleState, pod *v1.Pod, p fwk.PodInfo,
 // affinity (a pair of every term's key with a matching pod, or none
 // anywhere and the pod matching its own terms), its anti-affinity, and the
 // placed pods' anti-affinity.
-func (c *affinityCycle) filter(state fwk.CycleState, pod *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
+func (c *affinityCycle) filter(d fwk.StateData, pod *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
 	if c.resizeDeferred && resource.IsPodResizeDeferred(pod) {
 		return nil
 	}
-	s, err := readAffinityState(state)
-	if err != nil {
-		return fwk.AsStatus(err)
+	s, ok := d.(*affinityState)
+	if !ok {
+		return fwk.AsStatus(fmt.Errorf("%q holds a %T", affinityPreFilterKey, d))
 	}
 	node := ni.Node()
 	if terms := s.podInfo.GetRequiredAffinityTerms(); len(terms) > 0 {
@@ -250,10 +250,10 @@ func readScoreState(state fwk.CycleState) (*scoreState, error) {
 }
 
 // score sums the topology score at the node's pairs.
-func (c *affinityCycle) score(state fwk.CycleState, ni fwk.NodeInfo) (int64, *fwk.Status) {
-	s, err := readScoreState(state)
-	if err != nil {
-		return 0, fwk.AsStatus(err)
+func (c *affinityCycle) score(d fwk.StateData, ni fwk.NodeInfo) (int64, *fwk.Status) {
+	s, ok := d.(*scoreState)
+	if !ok {
+		return 0, fwk.AsStatus(fmt.Errorf("%q holds a %T", affinityPreScoreKey, d))
 	}
 	var sum int64
 	for key, values := range s.scores {

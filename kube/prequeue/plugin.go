@@ -81,9 +81,9 @@ type cycleAnswers interface {
 	keys() (preFilter, preScore fwk.StateKey)
 	preFilter(state fwk.CycleState, pod *v1.Pod) (*fwk.PreFilterResult, *fwk.Status, error)
 	update(state fwk.CycleState, pod *v1.Pod, p fwk.PodInfo, ni fwk.NodeInfo, d int) *fwk.Status
-	filter(state fwk.CycleState, pod *v1.Pod, ni fwk.NodeInfo) *fwk.Status
+	filter(d fwk.StateData, pod *v1.Pod, ni fwk.NodeInfo) *fwk.Status
 	preScore(state fwk.CycleState, pod *v1.Pod, filtered []fwk.NodeInfo) (*fwk.Status, error)
-	score(state fwk.CycleState, ni fwk.NodeInfo) (int64, *fwk.Status)
+	score(d fwk.StateData, ni fwk.NodeInfo) (int64, *fwk.Status)
 	normalize(state fwk.CycleState, scores fwk.NodeScoreList) *fwk.Status
 }
 
@@ -102,18 +102,18 @@ func (pl *plugin) cycle(pod *v1.Pod) cycleAnswers {
 	return pl.answers
 }
 
-// ours reports whether this cycle's PreFilter (preScore false) or PreScore
-// answered from the index.
-func (pl *plugin) ours(state fwk.CycleState, preScore bool) bool {
+// ours returns the state this cycle's PreFilter (preScore false) or
+// PreScore wrote when it answered from the index.
+func (pl *plugin) ours(state fwk.CycleState, preScore bool) (fwk.StateData, bool) {
 	if pl.answers == nil {
-		return false
+		return nil, false
 	}
 	key, scoreKey := pl.answers.keys()
 	if preScore {
 		key = scoreKey
 	}
-	_, err := state.Read(key)
-	return err == nil
+	d, err := state.Read(key)
+	return d, err == nil
 }
 
 // fellBack counts and logs a cycle the in-tree plugin answers because the
@@ -143,7 +143,7 @@ func (pl *plugin) PreFilterExtensions() fwk.PreFilterExtensions {
 // AddPod adds a pod to the cycle's counts (a nominated pod, or preemption
 // putting a victim back).
 func (pl *plugin) AddPod(ctx context.Context, state fwk.CycleState, pod *v1.Pod, p fwk.PodInfo, ni fwk.NodeInfo) *fwk.Status {
-	if pl.ours(state, false) {
+	if _, ok := pl.ours(state, false); ok {
 		return pl.answers.update(state, pod, p, ni, 1)
 	}
 	return pl.inner.PreFilterExtensions().AddPod(ctx, state, pod, p, ni)
@@ -151,7 +151,7 @@ func (pl *plugin) AddPod(ctx context.Context, state fwk.CycleState, pod *v1.Pod,
 
 // RemovePod removes a pod from the cycle's counts (preemption's victims).
 func (pl *plugin) RemovePod(ctx context.Context, state fwk.CycleState, pod *v1.Pod, p fwk.PodInfo, ni fwk.NodeInfo) *fwk.Status {
-	if pl.ours(state, false) {
+	if _, ok := pl.ours(state, false); ok {
 		return pl.answers.update(state, pod, p, ni, -1)
 	}
 	return pl.inner.PreFilterExtensions().RemovePod(ctx, state, pod, p, ni)
@@ -159,8 +159,8 @@ func (pl *plugin) RemovePod(ctx context.Context, state fwk.CycleState, pod *v1.P
 
 // Filter decides from the cycle's counts, or delegates.
 func (pl *plugin) Filter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) *fwk.Status {
-	if pl.ours(state, false) {
-		return pl.answers.filter(state, pod, nodeInfo)
+	if d, ok := pl.ours(state, false); ok {
+		return pl.answers.filter(d, pod, nodeInfo)
 	}
 	return pl.inner.Filter(ctx, state, pod, nodeInfo)
 }
@@ -179,8 +179,8 @@ func (pl *plugin) PreScore(ctx context.Context, state fwk.CycleState, pod *v1.Po
 
 // Score reads the cycle's topology score, or delegates.
 func (pl *plugin) Score(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
-	if pl.ours(state, true) {
-		return pl.answers.score(state, nodeInfo)
+	if d, ok := pl.ours(state, true); ok {
+		return pl.answers.score(d, nodeInfo)
 	}
 	return pl.inner.Score(ctx, state, pod, nodeInfo)
 }
@@ -196,7 +196,7 @@ func (pl *plugin) ScoreExtensions() fwk.ScoreExtensions {
 
 // NormalizeScore normalises the cycle's scores, or delegates.
 func (pl *plugin) NormalizeScore(ctx context.Context, state fwk.CycleState, pod *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
-	if pl.ours(state, true) {
+	if _, ok := pl.ours(state, true); ok {
 		return pl.answers.normalize(state, scores)
 	}
 	return pl.inner.ScoreExtensions().NormalizeScore(ctx, state, pod, scores)

@@ -96,6 +96,7 @@ type spreadState struct {
 	constraints []spreadConstraint
 	counts      []placed.SpreadCounts
 	paths       []criticalPaths
+	self        []int         // 1 where the constraint's selector matches the incoming pod
 	x           *placed.Index // SpreadChange
 }
 
@@ -176,8 +177,11 @@ func (c *spreadCycle) preFilter(state fwk.CycleState, pod *v1.Pod) (*fwk.PreFilt
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &spreadState{constraints: cs, counts: counts, paths: make([]criticalPaths, len(cs)), x: x}
+	s := &spreadState{constraints: cs, counts: counts, paths: make([]criticalPaths, len(cs)), self: make([]int, len(cs)), x: x}
 	for i := range cs {
+		if cs[i].selector.Matches(labels.Set(pod.Labels)) {
+			s.self[i] = 1
+		}
 		s.paths[i] = newCriticalPaths()
 		for v, n := range counts[i].Counts {
 			s.paths[i].update(v, n)
@@ -237,13 +241,13 @@ func (c *spreadCycle) update(state fwk.CycleState, pod *v1.Pod, p fwk.PodInfo, n
 
 // filter decides Filter for one node: for every constraint the node
 // carries the key of, the skew its domain would have with the pod.
-func (c *spreadCycle) filter(state fwk.CycleState, pod *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
+func (c *spreadCycle) filter(d fwk.StateData, pod *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
 	if c.resizeDeferred && resource.IsPodResizeDeferred(pod) {
 		return nil
 	}
-	s, err := readSpreadState(state)
-	if err != nil {
-		return fwk.AsStatus(err)
+	s, ok := d.(*spreadState)
+	if !ok {
+		return fwk.AsStatus(fmt.Errorf("%q holds a %T", spreadPreFilterKey, d))
 	}
 	node := ni.Node()
 	for i, cs := range s.constraints {
@@ -255,11 +259,7 @@ func (c *spreadCycle) filter(state fwk.CycleState, pod *v1.Pod, ni fwk.NodeInfo)
 		if len(s.counts[i].Counts) < int(cs.minDomains) {
 			least = 0
 		}
-		self := 0
-		if cs.selector.Matches(labels.Set(pod.Labels)) {
-			self = 1
-		}
-		if s.counts[i].Counts[v]+self-least > int(cs.maxSkew) {
+		if s.counts[i].Counts[v]+s.self[i]-least > int(cs.maxSkew) {
 			return fwk.NewStatus(fwk.Unschedulable, podtopologyspread.ErrReasonConstraintsNotMatch)
 		}
 	}
@@ -337,10 +337,10 @@ func readSpreadScoreState(state fwk.CycleState) (*spreadScoreState, error) {
 // matching pods of its domain (of the node itself, for hostname) times the
 // constraint's normalizing weight, plus maxSkew - 1; an ignored node
 // scores 0.
-func (c *spreadCycle) score(state fwk.CycleState, ni fwk.NodeInfo) (int64, *fwk.Status) {
-	s, err := readSpreadScoreState(state)
-	if err != nil {
-		return 0, fwk.AsStatus(err)
+func (c *spreadCycle) score(d fwk.StateData, ni fwk.NodeInfo) (int64, *fwk.Status) {
+	s, ok := d.(*spreadScoreState)
+	if !ok {
+		return 0, fwk.AsStatus(fmt.Errorf("%q holds a %T", spreadPreScoreKey, d))
 	}
 	node := ni.Node()
 	if _, ignored := slices.BinarySearch(s.scores.IgnoredNodes, node.Name); ignored {

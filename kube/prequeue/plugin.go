@@ -27,8 +27,9 @@ type inTree interface {
 	fwk.SignPlugin
 }
 
-// plugin wraps an in-tree plugin: it delegates every extension point and
-// adds a PreQueueingHintFn to the narrowable events it registers.
+// plugin wraps an in-tree plugin: it answers the scheduling cycle from the
+// placed index (answers) where it can and delegates the rest, and adds a
+// PreQueueingHintFn to the narrowable events it registers.
 type plugin struct {
 	name      string
 	rules     index.RuleSet // the index's rule set of the wrapped plugin

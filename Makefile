@@ -71,34 +71,59 @@ kube-test: ## the kube/ module (k8s.io/kubernetes v1.37.2): vet, tests of feed a
 # proxy), kube-apiserver and scheduler in-process.
 
 BIN              ?= $(CURDIR)/bin
-PERF_RESULTS     ?= bench/results/perf
+# PERF_SUITE: affinityq (our event-handling workloads, kube/perf/config), or
+# one of upstream's suites read in place from the k8s.io/kubernetes module:
+# affinity or topology_spreading (test/integration/scheduler_perf/<suite>).
+PERF_SUITE       ?= affinityq
 PERF_COUNT       ?= 3
 PERF_PROFILES    ?= default|affinityq
+PERF_TIMEOUT     ?= 12h
+# The test cases of upstream's suites that affinityq's goals name.
+PERF_CASES_affinity = SchedulingPodAntiAffinity|SchedulingPodMatchingAntiAffinity|SchedulingPodAffinity|SchedulingPreferredPodAffinity|SchedulingPreferredPodAntiAffinity|SchedulingNodeAffinity
+PERF_CASES_topology_spreading = TopologySpreading|PreferredTopologySpreading
+ifeq ($(PERF_SUITE),affinityq)
+PERF_RESULTS     ?= bench/results/perf
 PERF_CASES       ?= PodAdd|PodUpdate|PodDelete
 # The 10000-pod workloads exist (PERF_SIZES='1000|10000') but do not finish
 # within the harness's fixed 30 minutes per workload on 2 cores: the
 # in-tree InterPodAffinity filter scans every placed pod for each pod with
 # affinity (see BENCHMARKS.md).
 PERF_SIZES       ?= 1000
+PERF_WORKLOADS   ?= ($(PERF_SIZES))Pods
 PERF_PROF_CASES  ?= $(PERF_CASES)
-PERF_PROF_SIZES  ?= 1000
-PERF_TIMEOUT     ?= 12h
+PERF_PROF_WORKLOADS ?= 1000Pods
 # Workload labels the runs select (performance: the 1000- and 10000-pod sizes).
 PERF_LABELS      ?= performance
+PERF_SUITE_ENV   =
+else
+PERF_RESULTS     ?= bench/results/perf/$(PERF_SUITE)
+PERF_CASES       ?= $(PERF_CASES_$(PERF_SUITE))
+# The measured sizes: 2,000 or 5,000 pods on 5,000 nodes, and
+# SchedulingNodeAffinity's 10,000, the ceiling (the same harness without
+# inter-pod terms). Add 5000Nodes for every case's 1,000-pod size.
+PERF_WORKLOADS   ?= 5000Nodes_2000Pods|5000Nodes_5000Pods|5000Nodes_10000Pods
+PERF_PROF_CASES  ?= SchedulingPodAffinity|TopologySpreading
+PERF_PROF_WORKLOADS ?= 5000Nodes_5000Pods
+# Every workload; -bench selects (upstream labels only some of them).
+PERF_LABELS      ?=
+PERF_SUITE_ENV   = AFFINITYQ_PERF_CONFIG=$(K8S_PERF_DIR)/$(PERF_SUITE)/performance-config.yaml
+endif
+# Upstream's scheduler_perf suites, in the module cache (read only).
+K8S_PERF_DIR = $(shell cd kube && $(GO) list -m -f '{{.Dir}}' k8s.io/kubernetes)/test/integration/scheduler_perf
 # The harness puts etcd's unix socket under TMPDIR; socket paths are limited
 # to about 108 bytes.
 PERF_TMPDIR      ?= /tmp
 
 PERF_OUT   = $(abspath $(PERF_RESULTS))
-PERF_ENV   = PATH="$(BIN):$$PATH" TMPDIR=$(PERF_TMPDIR)
-PERF_BENCH = ^BenchmarkPerfScheduling$$/^profile=($(PERF_PROFILES))$$/^($(PERF_CASES))$$/^($(PERF_SIZES))Pods$$
-PERF_PROF_BENCH = ^BenchmarkPerfScheduling$$/^profile=($(PERF_PROFILES))$$/^($(PERF_PROF_CASES))$$/^($(PERF_PROF_SIZES))Pods$$
+PERF_ENV   = PATH="$(BIN):$$PATH" TMPDIR=$(PERF_TMPDIR) $(PERF_SUITE_ENV)
+PERF_BENCH = ^BenchmarkPerfScheduling$$/^profile=($(PERF_PROFILES))$$/^($(PERF_CASES))$$/^($(PERF_WORKLOADS))$$
+PERF_PROF_BENCH = ^BenchmarkPerfScheduling$$/^profile=($(PERF_PROFILES))$$/^($(PERF_PROF_CASES))$$/^($(PERF_PROF_WORKLOADS))$$
 # The test binary's flags: one run of each selected workload (a workload
 # ignores b.N; a longer -benchtime reruns it whole), logs of failed workloads
 # kept in ARTIFACTS. Never build it with -trimpath (the test kube-apiserver
 # finds its certificate fixtures through its source path).
 PERF_FLAGS = -test.run='^$$' -test.benchtime=1x -test.count=1 -test.timeout=$(PERF_TIMEOUT) \
-	-perf-scheduling-label-filter=$(PERF_LABELS)
+	-perf-scheduling-label-filter='$(PERF_LABELS)'
 PERF_UNITS = .unit:(SchedulingThroughput/Average OR SchedulingThroughput/Perc50 OR SchedulingThroughput/Perc90 OR SchedulingDuration/Duration OR runtime_seconds)
 
 .PHONY: etcd perf perf-build perf-runs perf-cpuprofile perf-smoke
@@ -144,8 +169,15 @@ perf-cpuprofile: etcd perf-build
 			> "$${f%.prof}.top.txt" 2>&1 && echo "perf: $${f%.prof}.top.txt"; \
 	done
 
-perf-smoke: etcd ## scheduler_perf's smallest workloads (10 pods) under both profiles, once, plus the suite's unit tests (CI)
+perf-smoke: etcd ## scheduler_perf's smallest workloads under both profiles, once: ours (10 pods), and upstream's affinity and spread cases (5 nodes); plus the suite's unit tests (CI)
 	mkdir -p $(BIN)/perf-smoke
 	cd kube/perf && $(PERF_ENV) ARTIFACTS=$(BIN)/perf-smoke $(GO) test -count=1 -run='^Test' \
 		-bench='^BenchmarkPerfScheduling$$' -benchtime=1x -timeout=30m \
 		-perf-scheduling-label-filter=integration-test -data-items-dir=$(BIN)/perf-smoke .
+	@for suite in affinity topology_spreading; do \
+		echo "perf-smoke: upstream $$suite"; \
+		(cd kube/perf && PATH="$(BIN):$$PATH" TMPDIR=$(PERF_TMPDIR) AFFINITYQ_PERF_CONFIG=$(K8S_PERF_DIR)/$$suite/performance-config.yaml \
+			ARTIFACTS=$(BIN)/perf-smoke $(GO) test -count=1 -run='^$$' -benchtime=1x -timeout=30m \
+			-bench='^BenchmarkPerfScheduling$$/^profile=(default|affinityq)$$/^($(PERF_CASES_affinity)|$(PERF_CASES_topology_spreading))$$/' \
+			-perf-scheduling-label-filter=integration-test -data-items-dir=$(BIN)/perf-smoke .) || exit 1; \
+	done

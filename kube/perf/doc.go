@@ -5,6 +5,12 @@
 // and PodTopologySpread: a real kube-apiserver and etcd per workload, real
 // informers, the real scheduling loop and queue.
 //
+// With AFFINITYQ_PERF_CONFIG naming another performance-config.yaml, it runs
+// that file's workloads instead, from its directory: upstream's own suites
+// (test/integration/scheduler_perf/affinity and topology_spreading, read
+// in place from the k8s.io/kubernetes module), under the same two
+// profiles. `make perf PERF_SUITE=affinity` does that.
+//
 // It is test code only (BenchmarkPerfScheduling in perf_test.go); this file
 // exists to hold the documentation. The workloads are in
 // config/performance-config.yaml, the two scheduler configurations in

@@ -50,17 +50,54 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// BenchmarkPerfScheduling runs every workload of performanceConfig that the
-// label filter and -bench select, under each profile.
+// suiteEnv names a performance-config.yaml to run instead of ours:
+// upstream's suites (test/integration/scheduler_perf/affinity,
+// topology_spreading) as the k8s.io/kubernetes module holds them, read in
+// place. Their template paths are relative to their own directory, which
+// the benchmark then runs in. (Flags of our own would have to be
+// registered before the harness parses the command line; an environment
+// variable needs no such care.)
+const suiteEnv = "AFFINITYQ_PERF_CONFIG"
+
+// suite returns the workloads' file and the directory to run them from
+// ("" for the package's).
+func suite() (config, dir string, err error) {
+	path := os.Getenv(suiteEnv)
+	if path == "" {
+		return performanceConfig, "", nil
+	}
+	if path, err = filepath.Abs(path); err != nil {
+		return "", "", fmt.Errorf("perf: %s: %w", suiteEnv, err)
+	}
+	return path, filepath.Dir(path), nil
+}
+
+// BenchmarkPerfScheduling runs every workload of the suite (ours, or the
+// one suiteEnv names) that the label filter and -bench select, under each
+// profile.
 func BenchmarkPerfScheduling(b *testing.B) {
 	if _, err := exec.LookPath("etcd"); err != nil {
 		b.Fatalf("no etcd on PATH (%v): `make etcd` builds bin/etcd, and the perf targets put bin/ on PATH", err)
 	}
+	src, dir, err := suite()
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, p := range profiles {
 		b.Run("profile="+p.name, func(b *testing.B) {
-			config, err := writeProfileConfig(b.TempDir(), performanceConfig, p)
+			if dir != "" {
+				abs, err := filepath.Abs(p.schedulerConfigPath)
+				if err != nil {
+					b.Fatal(err)
+				}
+				p.schedulerConfigPath = abs
+			}
+			config, err := writeProfileConfig(b.TempDir(), src, p)
 			if err != nil {
 				b.Fatal(err)
+			}
+			if dir != "" {
+				b.Chdir(dir) // the suite's template paths are relative to it; restored after the sub-benchmark
 			}
 			perf.RunBenchmarkPerfScheduling(b, config, p.name, outOfTreeRegistry(),
 				perf.WithPodsSchedulingTimeout(podsSchedulingTimeout))

@@ -170,6 +170,11 @@ func TestWriteProfileConfig(t *testing.T) {
 			in:   "- name: A\n  featureGates: &g {G: true}\n- name: B\n  featureGates: *g\n",
 			want: "- featureGates:\n    G: true\n  name: A\n  schedulerConfigPath: config/x.yaml\n- featureGates:\n    G: true\n  name: B\n  schedulerConfigPath: config/x.yaml\n",
 		},
+		{
+			name: "drops thresholds",
+			in:   "- name: A\n  workloads: [{name: w, threshold: 70, params: {measurePods: 10}}]\n",
+			want: "- name: A\n  schedulerConfigPath: config/x.yaml\n  workloads:\n  - name: w\n    params:\n      measurePods: 10\n",
+		},
 		{name: "refuses a path of its own", in: "- name: A\n  schedulerConfigPath: y.yaml\n"},
 		{name: "in any case", in: "- name: A\n  SchedulerConfigPath: y.yaml\n"},
 		{name: "refuses a non-list", in: "name: A\n"},

@@ -90,6 +90,21 @@ func (c *affinityCycle) preFilter(state fwk.CycleState, pod *v1.Pod) (*fwk.PreFi
 	return nil, nil, nil
 }
 
+// readState returns the state a wrapper's PreFilter or PreScore wrote
+// under key.
+func readState[T fwk.StateData](state fwk.CycleState, key fwk.StateKey) (T, error) {
+	var zero T
+	d, err := state.Read(key)
+	if err != nil {
+		return zero, fmt.Errorf("reading %q from the cycle state: %w", key, err)
+	}
+	s, ok := d.(T)
+	if !ok {
+		return zero, fmt.Errorf("%q holds a %T", key, d)
+	}
+	return s, nil
+}
+
 // syncView brings view to lister's snapshot and returns its index, the
 // view locked.
 func syncView(view *snapshotView, lister fwk.SharedLister) (*placed.Index, error) {
@@ -122,22 +137,10 @@ func (c *affinityCycle) resolveNamespaces(t *fwk.AffinityTerm) error {
 	return nil
 }
 
-func readAffinityState(state fwk.CycleState) (*affinityState, error) {
-	d, err := state.Read(affinityPreFilterKey)
-	if err != nil {
-		return nil, fmt.Errorf("reading %q from the cycle state: %w", affinityPreFilterKey, err)
-	}
-	s, ok := d.(*affinityState)
-	if !ok {
-		return nil, fmt.Errorf("%q holds a %T", affinityPreFilterKey, d)
-	}
-	return s, nil
-}
-
 // update applies a pod added to (d = 1) or removed from (d = -1) the
 // cycle's view of a node.
 func (c *affinityCycle) update(state fwk.CycleState, pod *v1.Pod, p fwk.PodInfo, ni fwk.NodeInfo, d int) *fwk.Status {
-	s, err := readAffinityState(state)
+	s, err := readState[*affinityState](state, affinityPreFilterKey)
 	if err != nil {
 		return fwk.AsStatus(err)
 	}
@@ -237,18 +240,6 @@ func (c *affinityCycle) preScore(state fwk.CycleState, pod *v1.Pod, _ []fwk.Node
 	return nil, nil
 }
 
-func readScoreState(state fwk.CycleState) (*scoreState, error) {
-	d, err := state.Read(affinityPreScoreKey)
-	if err != nil {
-		return nil, fmt.Errorf("reading %q from the cycle state: %w", affinityPreScoreKey, err)
-	}
-	s, ok := d.(*scoreState)
-	if !ok {
-		return nil, fmt.Errorf("%q holds a %T", affinityPreScoreKey, d)
-	}
-	return s, nil
-}
-
 // score sums the topology score at the node's pairs.
 func (c *affinityCycle) score(d fwk.StateData, ni fwk.NodeInfo) (int64, *fwk.Status) {
 	s, ok := d.(*scoreState)
@@ -267,7 +258,7 @@ func (c *affinityCycle) score(d fwk.StateData, ni fwk.NodeInfo) (int64, *fwk.Sta
 // normalize maps the scores linearly onto [0, MaxNodeScore], the lowest
 // to 0, when the topology score is not empty.
 func (c *affinityCycle) normalize(state fwk.CycleState, scores fwk.NodeScoreList) *fwk.Status {
-	s, err := readScoreState(state)
+	s, err := readState[*scoreState](state, affinityPreScoreKey)
 	if err != nil {
 		return fwk.AsStatus(err)
 	}

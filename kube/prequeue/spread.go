@@ -197,23 +197,11 @@ func (c *spreadCycle) keys() (preFilter, preScore fwk.StateKey) {
 
 var errDefaultConstraints = fmt.Errorf("prequeue: the pod's default constraints hold DoNotSchedule ones, which the index does not model")
 
-func readSpreadState(state fwk.CycleState) (*spreadState, error) {
-	d, err := state.Read(spreadPreFilterKey)
-	if err != nil {
-		return nil, fmt.Errorf("reading %q from the cycle state: %w", spreadPreFilterKey, err)
-	}
-	s, ok := d.(*spreadState)
-	if !ok {
-		return nil, fmt.Errorf("%q holds a %T", spreadPreFilterKey, d)
-	}
-	return s, nil
-}
-
 // update applies a pod added to (d = 1) or removed from (d = -1) the
 // cycle's view of a node, moving the critical paths of the domains whose
 // counts changed.
 func (c *spreadCycle) update(state fwk.CycleState, pod *v1.Pod, p fwk.PodInfo, ni fwk.NodeInfo, d int) *fwk.Status {
-	s, err := readSpreadState(state)
+	s, err := readState[*spreadState](state, spreadPreFilterKey)
 	if err != nil {
 		return fwk.AsStatus(err)
 	}
@@ -321,18 +309,6 @@ func (c *spreadCycle) preScore(state fwk.CycleState, pod *v1.Pod, filtered []fwk
 	return nil, nil
 }
 
-func readSpreadScoreState(state fwk.CycleState) (*spreadScoreState, error) {
-	d, err := state.Read(spreadPreScoreKey)
-	if err != nil {
-		return nil, fmt.Errorf("reading %q from the cycle state: %w", spreadPreScoreKey, err)
-	}
-	s, ok := d.(*spreadScoreState)
-	if !ok {
-		return nil, fmt.Errorf("%q holds a %T", spreadPreScoreKey, d)
-	}
-	return s, nil
-}
-
 // score sums, over the constraints whose key the node carries, the
 // matching pods of its domain (of the node itself, for hostname) times the
 // constraint's normalizing weight, plus maxSkew - 1; an ignored node
@@ -381,7 +357,7 @@ func countMatching(pods []fwk.PodInfo, sel labels.Selector, ns string) int {
 // normalize maps scores so that the lowest becomes MaxNodeScore and the
 // highest its share (maxScore+minScore-score)/maxScore; ignored nodes 0.
 func (c *spreadCycle) normalize(state fwk.CycleState, scores fwk.NodeScoreList) *fwk.Status {
-	s, err := readSpreadScoreState(state)
+	s, err := readState[*spreadScoreState](state, spreadPreScoreKey)
 	if err != nil {
 		return fwk.AsStatus(err)
 	}

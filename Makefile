@@ -139,13 +139,19 @@ perf: etcd perf-build perf-runs perf-cpuprofile ## scheduler_perf, default vs af
 
 # Rounds, not -count: each round is a fresh process that runs every selected
 # workload under each profile in turn, so drift on the machine hits both
-# profiles alike. Each round writes one JSON file per profile into raw/.
+# profiles alike. Odd rounds run the default profile first, even rounds
+# affinityq first, so that drift within a process does too (PERF_ORDER, a
+# comma-separated profile order, fixes it instead). Each round writes one
+# JSON file per profile into raw/.
+PERF_ORDER ?=
 perf-runs: etcd perf-build
 	rm -rf $(PERF_RESULTS)/raw $(PERF_RESULTS)/logs $(PERF_RESULTS)/perf.txt
 	mkdir -p $(PERF_RESULTS)/raw $(PERF_RESULTS)/logs
 	@for i in $$(seq $(PERF_COUNT)); do \
-		echo "perf: round $$i of $(PERF_COUNT): $(PERF_BENCH)"; \
-		(cd kube/perf && $(PERF_ENV) ARTIFACTS=$(PERF_OUT)/logs $(BIN)/perf.test $(PERF_FLAGS) \
+		order='$(PERF_ORDER)'; \
+		[ -n "$$order" ] || if [ $$((i % 2)) -eq 1 ]; then order=default,affinityq; else order=affinityq,default; fi; \
+		echo "perf: round $$i of $(PERF_COUNT), $$order: $(PERF_BENCH)"; \
+		(cd kube/perf && $(PERF_ENV) AFFINITYQ_PERF_ORDER=$$order ARTIFACTS=$(PERF_OUT)/logs $(BIN)/perf.test $(PERF_FLAGS) \
 			-test.bench='$(PERF_BENCH)' -data-items-dir=$(PERF_OUT)/raw) \
 			> $(PERF_RESULTS)/round-$$i.txt 2>&1 || { tail -n 50 $(PERF_RESULTS)/round-$$i.txt; exit 1; }; \
 		grep -h '^Benchmark' $(PERF_RESULTS)/round-$$i.txt | cut -c1-160; \
@@ -154,9 +160,11 @@ perf-runs: etcd perf-build
 
 # A separate round with scheduler_perf's -perf-cpuprofile (a CPU profile of
 # each workload's measured window; profiling costs throughput, so these
-# numbers are not in the table), summarized with pprof -top: flat, cumulative,
-# and cumulative within the scheduler (the profile is the whole test process:
-# kube-apiserver, informers and harness too; etcd runs apart and is not in it).
+# numbers are not in the table), summarized by scripts/perf-cpu-summary (the
+# shares of the scheduling cycle, the queue, kube-apiserver, the harness, GC)
+# and pprof -top: flat, cumulative, and cumulative within the scheduler (the
+# profile is the whole test process: kube-apiserver, informers and harness
+# too; etcd runs apart and is not in it).
 perf-cpuprofile: etcd perf-build
 	rm -rf $(PERF_RESULTS)/cpu
 	mkdir -p $(PERF_RESULTS)/cpu
@@ -164,7 +172,8 @@ perf-cpuprofile: etcd perf-build
 		-test.bench='$(PERF_PROF_BENCH)' -data-items-dir=$(PERF_OUT)/cpu) > $(PERF_RESULTS)/cpu/run.txt 2>&1 \
 		|| { tail -n 50 $(PERF_RESULTS)/cpu/run.txt; exit 1; }
 	@for f in $(PERF_RESULTS)/cpu/*-cpu.prof; do \
-		{ $(GO) tool pprof -top -nodecount=30 "$$f" && $(GO) tool pprof -top -cum -nodecount=40 "$$f" \
+		{ GO=$(GO) scripts/perf-cpu-summary "$$f" && $(GO) tool pprof -top -nodecount=30 "$$f" \
+			&& $(GO) tool pprof -top -cum -nodecount=40 "$$f" \
 			&& $(GO) tool pprof -top -cum -nodecount=40 -focus='k8s.io/kubernetes/pkg/scheduler' "$$f"; } \
 			> "$${f%.prof}.top.txt" 2>&1 && echo "perf: $${f%.prof}.top.txt"; \
 	done

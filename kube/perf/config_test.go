@@ -205,3 +205,41 @@ func TestWriteProfileConfig(t *testing.T) {
 		})
 	}
 }
+
+func TestOrderedProfiles(t *testing.T) {
+	names := func(ps []profile) []string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, p.name)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		env     string
+		want    []string
+		wantErr string
+	}{
+		{env: "", want: []string{"default", "affinityq"}},
+		{env: "affinityq,default", want: []string{"affinityq", "default"}},
+		{env: " affinityq ", want: []string{"affinityq", "default"}},
+		{env: "default", want: []string{"default", "affinityq"}},
+		{env: "affinityq,nosuch", wantErr: `no profile "nosuch"`},
+		{env: "affinityq,affinityq", wantErr: `profile "affinityq" named twice`},
+	} {
+		t.Setenv(orderEnv, tc.env)
+		got, err := orderedProfiles()
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s=%q: error %v, want one containing %q", orderEnv, tc.env, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s=%q: %v", orderEnv, tc.env, err)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, names(got)); diff != "" {
+			t.Errorf("%s=%q: order (-want +got):\n%s", orderEnv, tc.env, diff)
+		}
+	}
+}

@@ -11,6 +11,11 @@
 // in place from the k8s.io/kubernetes module), under the same two
 // profiles. `make perf PERF_SUITE=affinity` does that.
 //
+// The profiles run one after the other in the same process, default first;
+// AFFINITYQ_PERF_ORDER ("affinityq,default") changes the order, which make
+// perf-runs alternates from round to round so that drift within a process
+// weighs on both profiles alike.
+//
 // It is test code only (BenchmarkPerfScheduling in perf_test.go); this file
 // exists to hold the documentation. The workloads are in
 // config/performance-config.yaml, the two scheduler configurations in

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +35,7 @@ type profile struct {
 	schedulerConfigPath string
 }
 
-// profiles run in this order within a run.
+// profiles run in this order within a run, unless orderEnv says otherwise.
 var profiles = []profile{
 	{name: "default", schedulerConfigPath: "config/scheduler-default.yaml"},
 	{name: "affinityq", schedulerConfigPath: "config/scheduler-affinityq.yaml"},
@@ -72,6 +73,40 @@ func suite() (config, dir string, err error) {
 	return path, filepath.Dir(path), nil
 }
 
+// orderEnv orders the profiles within a run: comma-separated names, which
+// run first and in that order, the others after them as profiles lists
+// them. A run is one process that starts a kube-apiserver after another,
+// and the later workloads of a long run can read slower than the earlier
+// ones; make perf-runs alternates the order between rounds so that such
+// drift weighs on both profiles alike.
+const orderEnv = "AFFINITYQ_PERF_ORDER"
+
+// orderedProfiles returns profiles in the order orderEnv names.
+func orderedProfiles() ([]profile, error) {
+	v := os.Getenv(orderEnv)
+	if v == "" {
+		return profiles, nil
+	}
+	var out []profile
+	for name := range strings.SplitSeq(v, ",") {
+		name = strings.TrimSpace(name)
+		i := slices.IndexFunc(profiles, func(p profile) bool { return p.name == name })
+		switch {
+		case i < 0:
+			return nil, fmt.Errorf("perf: %s=%q: no profile %q", orderEnv, v, name)
+		case slices.ContainsFunc(out, func(p profile) bool { return p.name == profiles[i].name }):
+			return nil, fmt.Errorf("perf: %s=%q: profile %q named twice", orderEnv, v, name)
+		}
+		out = append(out, profiles[i])
+	}
+	for _, p := range profiles {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
 // BenchmarkPerfScheduling runs every workload of the suite (ours, or the
 // one suiteEnv names) that the label filter and -bench select, under each
 // profile.
@@ -83,7 +118,11 @@ func BenchmarkPerfScheduling(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, p := range profiles {
+	ordered, err := orderedProfiles()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, p := range ordered {
 		b.Run("profile="+p.name, func(b *testing.B) {
 			if dir != "" {
 				abs, err := filepath.Abs(p.schedulerConfigPath)

@@ -85,8 +85,8 @@ ifeq ($(PERF_SUITE),affinityq)
 PERF_RESULTS     ?= bench/results/perf
 PERF_CASES       ?= PodAdd|PodUpdate|PodDelete
 # The 10000-pod workloads exist (PERF_SIZES='1000|10000') but do not finish
-# within the harness's fixed 30 minutes per workload on 2 cores, under the
-# default plugins nor (PodAdd, measured) under affinityq's (see
+# within the harness's fixed 30 minutes per workload on 2 cores, neither
+# under the default plugins nor (PodAdd, measured) under affinityq's (see
 # BENCHMARKS.md).
 PERF_SIZES       ?= 1000
 PERF_WORKLOADS   ?= ($(PERF_SIZES))Pods

@@ -94,7 +94,7 @@ func orderedProfiles() ([]profile, error) {
 		switch {
 		case i < 0:
 			return nil, fmt.Errorf("perf: %s=%q: no profile %q", orderEnv, v, name)
-		case slices.ContainsFunc(out, func(p profile) bool { return p.name == profiles[i].name }):
+		case slices.Contains(out, profiles[i]):
 			return nil, fmt.Errorf("perf: %s=%q: profile %q named twice", orderEnv, v, name)
 		}
 		out = append(out, profiles[i])

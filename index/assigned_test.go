@@ -30,7 +30,7 @@ func TestAntiAffinityCache(t *testing.T) {
 		t.Fatalf("a blocker of app=web deleted: %d hits, want 2", got)
 	}
 	replica := blocker("q2", "web")
-	if allocs := testing.AllocsPerRun(20, func() { hits(replica) }); allocs != 0 {
+	if allocs := testing.AllocsPerRun(20, func() { hits(replica) }); allocs != 0 && !raceEnabled {
 		t.Errorf("a lookup for a replica of a blocker seen before allocates %v times, want 0", allocs)
 	}
 	// The same object, modified: its terms are compiled again.

@@ -104,7 +104,7 @@ func TestLookupDoesNotAllocate(t *testing.T) {
 	allocs := testing.AllocsPerRun(200, func() {
 		hits = ix.AssignedPodUpdated(hits[:0], qo, qn)
 	})
-	if allocs != 0 {
+	if allocs != 0 && !raceEnabled {
 		t.Errorf("AssignedPodUpdated allocates %v times per lookup with a reused buffer, want 0", allocs)
 	}
 	if len(hits) != 10 {

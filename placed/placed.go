@@ -37,9 +37,13 @@ func (c Counts) add(key string, node map[string]string, d int64) {
 	}
 }
 
-func (c Counts) merge(o Counts) {
+func (c *Counts) merge(o Counts) {
+	if len(*c) == 0 && len(o) > 0 {
+		*c = maps.Clone(o) // the table's memory copied, not each pair rehashed
+		return
+	}
 	for p, n := range o {
-		c[p] += n
+		(*c)[p] += n
 	}
 }
 

@@ -74,7 +74,19 @@ func (c *affinityCycle) preFilter(state fwk.CycleState, pod *v1.Pod) (*fwk.PreFi
 			}
 		}
 	}
-	x, err := syncView(c.view, c.lister)
+	if len(pi.GetRequiredAffinityTerms()) == 0 && len(pi.GetRequiredAntiAffinityTerms()) == 0 {
+		// Only placed pods' required anti-affinity can reject such a pod;
+		// with none in the snapshot the in-tree plugin counts nothing and
+		// skips, and so the index need not be synced.
+		anti, err := c.lister.NodeInfos().HavePodsWithRequiredAntiAffinityList()
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(anti) == 0 {
+			return nil, fwk.NewStatus(fwk.Skip), nil
+		}
+	}
+	x, err := syncView(state, c.view, c.lister)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -105,14 +117,14 @@ func readState[T fwk.StateData](state fwk.CycleState, key fwk.StateKey) (T, erro
 	return s, nil
 }
 
-// syncView brings view to lister's snapshot and returns its index, the
-// view locked.
-func syncView(view *snapshotView, lister fwk.SharedLister) (*placed.Index, error) {
+// syncView brings view to lister's snapshot, that of the cycle whose
+// state is state, and returns its index, the view locked.
+func syncView(state fwk.CycleState, view *snapshotView, lister fwk.SharedLister) (*placed.Index, error) {
 	list, err := lister.NodeInfos().List()
 	if err != nil {
 		return nil, fmt.Errorf("listing the snapshot's nodes: %w", err)
 	}
-	return view.syncIndex(list)
+	return view.syncIndex(state, list)
 }
 
 func (c *affinityCycle) keys() (preFilter, preScore fwk.StateKey) {
@@ -224,7 +236,18 @@ func (c *affinityCycle) preScore(state fwk.CycleState, pod *v1.Pod, _ []fwk.Node
 	if _, err := framework.NewPodInfo(pod); err != nil {
 		return fwk.AsStatus(fmt.Errorf("failed to parse pod: %w", err)), nil
 	}
-	x, err := syncView(c.view, c.lister)
+	if !preferred {
+		// Only placed pods' affinity can score such a pod; with none in
+		// the snapshot the in-tree plugin processes no node and skips.
+		withAffinity, err := c.lister.NodeInfos().HavePodsWithAffinityList()
+		if err != nil {
+			return nil, err
+		}
+		if len(withAffinity) == 0 {
+			return fwk.NewStatus(fwk.Skip), nil
+		}
+	}
+	x, err := syncView(state, c.view, c.lister)
 	if err != nil {
 		return nil, err
 	}

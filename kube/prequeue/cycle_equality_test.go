@@ -430,3 +430,111 @@ func TestCycleMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestSyncOnlyWhenPlacedPodsCount checks when the wrappers sync their
+// index, answering as the in-tree plugins do: not at all for a pod without
+// terms while no placed pod has affinity (the snapshot says so), once per
+// cycle for a pod that has terms (the spread wrapper's PreFilter and both
+// PreScores reuse the affinity wrapper's sync), and again for a pod
+// without terms once a placed pod has required anti-affinity.
+func TestSyncOnlyWhenPlacedPodsCount(t *testing.T) {
+	metrics.Register()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logger := klog.FromContext(ctx)
+	c := internalcache.New(ctx, nil, false, false)
+	snapshot := internalcache.NewEmptySnapshot()
+	for i := range 4 {
+		name := fmt.Sprintf("node-%d", i)
+		c.AddNode(logger, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
+			v1.LabelHostname: name, v1.LabelTopologyZone: fmt.Sprintf("z%d", i%2)}}})
+	}
+	placedPod := func(i int, a *v1.Affinity) *v1.Pod {
+		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("p%d", i), Namespace: "ns0", UID: types.UID(fmt.Sprintf("uid-%d", i)),
+			Labels: map[string]string{"app": "web"}}, Spec: v1.PodSpec{NodeName: fmt.Sprintf("node-%d", i%4), Affinity: a}}
+	}
+	for i := range 6 {
+		if err := c.AddPod(logger, placedPod(i, nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	factory := informers.NewSharedInformerFactory(fake.NewClientset(&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns0"}}), 0)
+	h, err := frameworkruntime.NewFramework(ctx, nil, nil, frameworkruntime.WithSnapshotSharedLister(snapshot),
+		frameworkruntime.WithInformerFactory(factory), frameworkruntime.WithParallelism(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
+	plugins := prequeue.New(prequeue.WithFeatures(fts))
+	affinityArgs := &config.InterPodAffinityArgs{HardPodAffinityWeight: 1}
+	spreadArgs := &config.PodTopologySpreadArgs{DefaultingType: config.SystemDefaulting}
+	var inTree, ours [2]cyclePlugins
+	for i, build := range []func() (fwk.Plugin, error){
+		func() (fwk.Plugin, error) { return interpodaffinity.New(ctx, affinityArgs, h, fts) },
+		func() (fwk.Plugin, error) { return podtopologyspread.New(ctx, spreadArgs, h, fts) },
+		func() (fwk.Plugin, error) { return plugins.NewInterPodAffinity(ctx, affinityArgs, h) },
+		func() (fwk.Plugin, error) { return plugins.NewPodTopologySpread(ctx, spreadArgs, h) },
+	} {
+		pl, err := build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i < 2 {
+			inTree[i] = pl.(cyclePlugins)
+		} else {
+			ours[i-2] = pl.(cyclePlugins)
+		}
+	}
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+	web := func() *metav1.LabelSelector {
+		return &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	}
+	plain := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "plain", Namespace: "ns0", UID: "plain", Labels: map[string]string{"app": "web"}}}
+	withTerms := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "terms", Namespace: "ns0", UID: "terms", Labels: map[string]string{"app": "web"}},
+		Spec: v1.PodSpec{
+			Affinity: &v1.Affinity{PodAffinity: &v1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+				TopologyKey: v1.LabelTopologyZone, LabelSelector: web()}}}},
+			TopologySpreadConstraints: []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: v1.LabelHostname,
+				WhenUnsatisfiable: v1.ScheduleAnyway, LabelSelector: web()}},
+		}}
+	// cycle runs PreFilter and PreScore of both plugins in one cycle state
+	// per implementation, comparing the statuses, and checks the walks.
+	cycle := func(pod *v1.Pod, walks uint64, what string) {
+		t.Helper()
+		if err := c.UpdateSnapshot(logger, snapshot); err != nil {
+			t.Fatal(err)
+		}
+		nodes, err := snapshot.NodeInfos().List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sa, sb := framework.NewCycleState(), framework.NewCycleState()
+		for i := range inTree {
+			_, pa := inTree[i].PreFilter(ctx, sa, pod, nodes)
+			_, pb := ours[i].PreFilter(ctx, sb, pod, nodes)
+			if statusString(pa) != statusString(pb) {
+				t.Fatalf("%s: plugin %d: PreFilter %s, in-tree %s", what, i, statusString(pb), statusString(pa))
+			}
+		}
+		for i := range inTree {
+			qa, qb := inTree[i].PreScore(ctx, sa, pod, nodes), ours[i].PreScore(ctx, sb, pod, nodes)
+			if statusString(qa) != statusString(qb) {
+				t.Fatalf("%s: plugin %d: PreScore %s, in-tree %s", what, i, statusString(qb), statusString(qa))
+			}
+		}
+		if got := plugins.ViewWalks(); got != walks {
+			t.Fatalf("%s: %d walks of the node list, want %d", what, got, walks)
+		}
+	}
+	cycle(plain, 0, "a pod without terms, no placed pod with affinity")
+	cycle(withTerms, 1, "a pod with terms")
+	cycle(withTerms, 2, "a pod with terms, the next cycle")
+	cycle(plain, 2, "a pod without terms again")
+	anti := &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+		TopologyKey: v1.LabelHostname, LabelSelector: web()}}}}
+	if err := c.AddPod(logger, placedPod(6, anti)); err != nil {
+		t.Fatal(err)
+	}
+	cycle(plain, 3, "a pod without terms, a placed pod with required anti-affinity")
+}

@@ -120,10 +120,17 @@
 //
 // The index is kept equal to the cycle's snapshot, never fed from
 // informers: assumed pods are in the snapshot before any informer reports
-// them. At PreFilter and PreScore the wrapper walks the snapshot's node
-// list and diffs into the index every NodeInfo whose pointer or generation
-// differs from the last sync's (one comparison per node otherwise). One
-// index serves every profile over the same snapshot.
+// them. The first PreFilter or PreScore of a cycle that reads the index
+// walks the snapshot's node list and diffs into the index every NodeInfo
+// whose pointer or generation differs from the last sync's (one
+// comparison per node otherwise), and marks the cycle's state so that the
+// cycle's later extension points, of both wrappers, do not walk it again.
+// A pod without required terms reads no placed pod in InterPodAffinity's
+// PreFilter while the snapshot lists no node with required anti-affinity
+// pods, nor one without preferred terms in its PreScore while it lists no
+// node with affinity pods: the wrapper skips there, as the in-tree plugin
+// does, without walking. One index serves every profile over the same
+// snapshot.
 //
 // The in-tree instance answers instead, counted by Plugins.CycleStats:
 // for a pod of a pod group (its cycle assumes pods into the snapshot

@@ -28,3 +28,17 @@ func (p *Plugins) ValidateTracker() error {
 	}
 	return t.validate()
 }
+
+// ViewWalks returns, for tests, how many node lists the plug-ins' views
+// have walked to sync their indexes.
+func (p *Plugins) ViewWalks() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var n uint64
+	for _, v := range p.views {
+		v.mu.Lock()
+		n += v.walks
+		v.mu.Unlock()
+	}
+	return n
+}

@@ -22,6 +22,12 @@ import (
 // other has its node and pods diffed into the index. A node the list no
 // longer holds is removed with its pods.
 //
+// Within one scheduling cycle the snapshot does not change (kube-scheduler
+// updates it before PreFilter), so the first sync of a cycle marks the
+// cycle's state (syncedKey) and the cycle's later PreFilter and PreScore
+// calls, of both wrappers, find the index already equal to the snapshot
+// unless another sync came between.
+//
 // mu serialises syncs and the questions asked after them; it is taken
 // before the index's own lock and never held while calling out of the
 // view. A sync that fails (the index refused a pod) resets the view, so
@@ -36,6 +42,7 @@ type snapshotView struct {
 	order []*viewNode             // the node list of the last sync, in order
 	epoch uint64                  // syncs; a node seen by the last has seen == epoch
 	reads uint64                  // NodeInfos diffed into the index
+	walks uint64                  // node lists walked: syncs not answered by a cycle's mark
 	stats time.Time               // when the gauges were last set
 }
 
@@ -61,11 +68,37 @@ func (v *snapshotView) reset() {
 	v.order = v.order[:0]
 }
 
+// syncedKey is the cycle state's mark of the view's sync in that cycle.
+const syncedKey fwk.StateKey = "affinityq.io/synced"
+
+// syncMark records that view was synced with list at epoch.
+type syncMark struct {
+	view  *snapshotView
+	epoch uint64
+	list  []fwk.NodeInfo
+}
+
+// Clone returns the mark itself: it is never changed.
+func (m *syncMark) Clone() fwk.StateData { return m }
+
+// current reports whether the view still holds what the mark's sync
+// brought it to, list being the node list of the same cycle: no sync came
+// between, and the list is the one synced (a placement narrows it).
+func (m *syncMark) current(v *snapshotView, list []fwk.NodeInfo) bool {
+	return m.view == v && m.epoch == v.epoch && len(m.list) == len(list) && (len(list) == 0 || &m.list[0] == &list[0])
+}
+
 // sync brings the index to the snapshot's node list. It holds v.mu on
 // return, also on error; the caller asks its questions and unlocks.
 func (v *snapshotView) sync(list []fwk.NodeInfo) error {
 	v.mu.Lock()
+	return v.walk(list)
+}
+
+// walk is sync with v.mu held.
+func (v *snapshotView) walk(list []fwk.NodeInfo) error {
 	v.epoch++
+	v.walks++
 	same := len(list) == len(v.order)
 	for i, ni := range list {
 		if i < len(v.order) {
@@ -126,13 +159,20 @@ func (v *snapshotView) sync(list []fwk.NodeInfo) error {
 	return nil
 }
 
-// syncIndex syncs and returns the index, holding v.mu on success, which
-// the caller releases once it has asked its question.
-func (v *snapshotView) syncIndex(list []fwk.NodeInfo) (*placed.Index, error) {
-	if err := v.sync(list); err != nil {
+// syncIndex syncs the index with list, the node list of the cycle whose
+// state is state, unless the cycle's mark says it is, and returns it,
+// holding v.mu on success, which the caller releases once it has asked
+// its question.
+func (v *snapshotView) syncIndex(state fwk.CycleState, list []fwk.NodeInfo) (*placed.Index, error) {
+	v.mu.Lock()
+	if m, err := readState[*syncMark](state, syncedKey); err == nil && m.current(v, list) {
+		return v.x, nil
+	}
+	if err := v.walk(list); err != nil {
 		v.mu.Unlock()
 		return nil, err
 	}
+	state.Write(syncedKey, &syncMark{view: v, epoch: v.epoch, list: list})
 	return v.x, nil
 }
 

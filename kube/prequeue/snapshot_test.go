@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 
 	"github.com/affinityq/affinityq/placed"
@@ -138,6 +139,50 @@ func TestSnapshotView(t *testing.T) {
 				t.Fatalf("seed %d step %d: a second sync of the same snapshot read %d NodeInfos", seed, step, view.reads-reads)
 			}
 		}
+	}
+}
+
+// TestSyncMark checks that a cycle syncs the view once: a second sync
+// with the cycle's state walks no list, one with another cycle's state
+// does, after which the first cycle's mark no longer holds, and neither
+// does it for another list.
+func TestSyncMark(t *testing.T) {
+	metrics.Register()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logger := klog.FromContext(ctx)
+	c := internalcache.New(ctx, nil, false, false)
+	for i := range 3 {
+		c.AddNode(logger, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", i)}})
+	}
+	snap := internalcache.NewEmptySnapshot()
+	if err := c.UpdateSnapshot(logger, snap); err != nil {
+		t.Fatal(err)
+	}
+	list, err := snap.NodeInfos().List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := newSnapshotView(func() *placed.Index { return placed.New() })
+	sync := func(state fwk.CycleState, list []fwk.NodeInfo, walks uint64, what string) {
+		t.Helper()
+		if _, err := view.syncIndex(state, list); err != nil {
+			t.Fatal(err)
+		}
+		view.mu.Unlock()
+		if view.walks != walks {
+			t.Fatalf("%s: %d walks, want %d", what, view.walks, walks)
+		}
+	}
+	first, second := framework.NewCycleState(), framework.NewCycleState()
+	sync(first, list, 1, "a cycle's first sync")
+	sync(first, list, 1, "the same cycle's second sync")
+	sync(second, list, 2, "another cycle's sync")
+	sync(first, list, 3, "the first cycle after another synced")
+	sync(first, list, 3, "the first cycle again")
+	sync(first, list[:2], 4, "the first cycle with a shorter list")
+	if got := view.x.Len(); got != 0 {
+		t.Fatalf("index holds %d pods", got)
 	}
 }
 

@@ -168,7 +168,7 @@ func (c *spreadCycle) preFilter(state fwk.CycleState, pod *v1.Pod) (*fwk.PreFilt
 	if len(cs) == 0 {
 		return nil, fwk.NewStatus(fwk.Skip), nil
 	}
-	x, err := syncView(c.view, c.lister)
+	x, err := syncView(state, c.view, c.lister)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -293,7 +293,7 @@ func (c *spreadCycle) preScore(state fwk.CycleState, pod *v1.Pod, filtered []fwk
 	for i, ni := range filtered {
 		names[i] = ni.Node().Name
 	}
-	x, err := syncView(c.view, c.lister)
+	x, err := syncView(state, c.view, c.lister)
 	if err != nil {
 		return nil, err
 	}

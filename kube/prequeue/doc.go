@@ -123,7 +123,9 @@
 // them. The first PreFilter or PreScore of a cycle that reads the index
 // walks the snapshot's node list and diffs into the index every NodeInfo
 // whose pointer or generation differs from the last sync's (one
-// comparison per node otherwise), and marks the cycle's state so that the
+// comparison per node otherwise), reading of its pods only those whose
+// PodInfo is not the last diff's (one comparison per pod otherwise), and
+// marks the cycle's state so that the
 // cycle's later extension points, of both wrappers, do not walk it again.
 // A pod without required terms reads no placed pod in InterPodAffinity's
 // PreFilter while the snapshot lists no node with required anti-affinity

@@ -3,6 +3,7 @@ package prequeue
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -47,12 +48,13 @@ type snapshotView struct {
 }
 
 type viewNode struct {
-	name string
-	info fwk.NodeInfo
-	gen  int64
-	node *v1.Node
-	pods map[types.UID]*v1.Pod
-	seen uint64
+	name  string
+	info  fwk.NodeInfo
+	gen   int64
+	node  *v1.Node
+	pods  map[types.UID]*v1.Pod
+	infos []fwk.PodInfo // the NodeInfo's pods as of the last diff, in its order
+	seen  uint64
 }
 
 func newSnapshotView(newIndex func() *placed.Index) *snapshotView {
@@ -184,7 +186,12 @@ func (v *snapshotView) namespaceChanged(ns string) {
 	v.mu.Unlock()
 }
 
-// apply diffs a changed NodeInfo into the index.
+// apply diffs a changed NodeInfo into the index. The scheduler's cache
+// gives every pod it adds or updates a new PodInfo, appended to the
+// node's list, and removes one by moving the last into its slot; it never
+// changes a PodInfo in place. So a pod changed only where the list differs
+// from the last diff's, PodInfo by PodInfo, and the rest is not read: one
+// pointer comparison per pod, however many pods the node holds.
 func (v *snapshotView) apply(n *viewNode, ni fwk.NodeInfo) error {
 	if node := ni.Node(); node != n.node {
 		if err := v.x.SetNode(node); err != nil {
@@ -193,19 +200,51 @@ func (v *snapshotView) apply(n *viewNode, ni fwk.NodeInfo) error {
 		n.node = node
 	}
 	v.reads++
-	pods := make(map[types.UID]*v1.Pod, len(ni.GetPods()))
-	for _, pi := range ni.GetPods() {
+	cur := ni.GetPods()
+	var gone, came []fwk.PodInfo
+	for i := range max(len(cur), len(n.infos)) {
+		var was, is fwk.PodInfo
+		if i < len(n.infos) {
+			was = n.infos[i]
+		}
+		if i < len(cur) {
+			is = cur[i]
+		}
+		if was == is {
+			continue
+		}
+		if was != nil {
+			gone = append(gone, was)
+		}
+		if is != nil {
+			came = append(came, is)
+		}
+	}
+	if len(gone) > 0 && len(came) > 0 { // a PodInfo in both only moved
+		inGone := make(map[fwk.PodInfo]bool, len(gone))
+		for _, pi := range gone {
+			inGone[pi] = true
+		}
+		inCame := make(map[fwk.PodInfo]bool, len(came))
+		for _, pi := range came {
+			inCame[pi] = true
+		}
+		gone = slices.DeleteFunc(gone, func(pi fwk.PodInfo) bool { return inCame[pi] })
+		came = slices.DeleteFunc(came, func(pi fwk.PodInfo) bool { return inGone[pi] })
+	}
+	here := make(map[types.UID]bool, len(came))
+	for _, pi := range came {
 		p := pi.GetPod()
 		if p.Spec.NodeName != n.name {
 			return fmt.Errorf("prequeue: pod %s/%s is on node %q but names %q", p.Namespace, p.Name, n.name, p.Spec.NodeName)
 		}
-		pods[p.UID] = p
-		old, here := n.pods[p.UID]
+		here[p.UID] = true
+		old, had := n.pods[p.UID]
 		at := v.podAt[p.UID]
 		var err error
 		switch {
-		case here && old == p:
-		case here || at != nil: // a new version, or a pod that moved here
+		case had && old == p:
+		case had || at != nil: // a new version, or a pod that moved here
 			if at != nil && at != n {
 				delete(at.pods, p.UID)
 			}
@@ -216,14 +255,21 @@ func (v *snapshotView) apply(n *viewNode, ni fwk.NodeInfo) error {
 		if err != nil {
 			return err
 		}
+		n.pods[p.UID] = p
 		v.podAt[p.UID] = n
 	}
-	for uid := range n.pods {
-		if _, ok := pods[uid]; !ok && v.podAt[uid] == n {
+	for _, pi := range gone {
+		uid := pi.GetPod().UID
+		if here[uid] {
+			continue // updated: its new version came
+		}
+		delete(n.pods, uid)
+		if v.podAt[uid] == n {
 			v.x.RemovePod(uid)
 			delete(v.podAt, uid)
 		}
 	}
-	n.pods, n.info, n.gen = pods, ni, ni.GetGeneration()
+	n.infos = append(n.infos[:0], cur...)
+	n.info, n.gen = ni, ni.GetGeneration()
 	return nil
 }

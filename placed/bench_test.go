@@ -97,26 +97,32 @@ func benchCluster(b *testing.B, n int, pod func(int) *v1.Pod) (*Index, []*v1.Pod
 // every placed pod (impl=scan), in the same run.
 func BenchmarkInterPodAffinity(b *testing.B) {
 	for _, n := range benchSizes() {
-		x, pods, nodes := benchCluster(b, n, benchPod)
-		compiled := scanPods(pods)
-		in := benchIncoming()
-		if _, err := x.InterPodAffinity(in); err != nil { // build the shapes
-			b.Fatal(err)
-		}
-		for _, impl := range []string{"index", "scan"} {
-			b.Run(fmt.Sprintf("placed=%d/impl=%s", n, impl), func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					if impl == "index" {
-						if _, err := x.InterPodAffinity(in); err != nil {
-							b.Fatal(err)
-						}
-					} else {
-						scan(compiled, nodes, nil, in)
+		benchPreFilter(b, n, benchPod, benchIncoming())
+	}
+}
+
+// benchPreFilter times InterPodAffinity's PreFilter counts for in, among n
+// placed pods made by pod, from the index (its shapes built first) and by
+// the scan, as placed=n/impl=index and placed=n/impl=scan.
+func benchPreFilter(b *testing.B, n int, pod func(int) *v1.Pod, in *v1.Pod) {
+	x, pods, nodes := benchCluster(b, n, pod)
+	compiled := scanPods(pods)
+	if _, err := x.InterPodAffinity(in); err != nil { // build the shapes
+		b.Fatal(err)
+	}
+	for _, impl := range []string{"index", "scan"} {
+		b.Run(fmt.Sprintf("placed=%d/impl=%s", n, impl), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if impl == "index" {
+					if _, err := x.InterPodAffinity(in); err != nil {
+						b.Fatal(err)
 					}
+				} else {
+					scan(compiled, nodes, nil, in)
 				}
-			})
-		}
+			}
+		})
 	}
 }
 
@@ -142,27 +148,9 @@ func antiPod(i int) *v1.Pod {
 // to the caller.
 func BenchmarkInterPodAntiAffinity(b *testing.B) {
 	for _, n := range []int{1000, 3000} {
-		x, pods, nodes := benchCluster(b, n, antiPod)
-		compiled := scanPods(pods)
 		in := antiPod(n)
 		in.Spec.NodeName = ""
-		if _, err := x.InterPodAffinity(in); err != nil { // build the shapes
-			b.Fatal(err)
-		}
-		for _, impl := range []string{"index", "scan"} {
-			b.Run(fmt.Sprintf("placed=%d/impl=%s", n, impl), func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					if impl == "index" {
-						if _, err := x.InterPodAffinity(in); err != nil {
-							b.Fatal(err)
-						}
-					} else {
-						scan(compiled, nodes, nil, in)
-					}
-				}
-			})
-		}
+		benchPreFilter(b, n, antiPod, in)
 	}
 }
 

@@ -176,6 +176,31 @@ func (w *placedWorld) check(g *gen, what string) {
 	if err == nil && (skip != !ok || !skip && fmt.Sprint(map[string]map[string]int64(scores)) != fmt.Sprint(wantScores)) {
 		w.t.Fatalf("%s: scores %v (skip %v), reference %v (skip %v)\nincoming: %s\n%s", what, scores, skip, wantScores, !ok, describePod(in), w.describe())
 	}
+	if err != nil {
+		return
+	}
+	// PreScore's nodes: the score at the pairs they carry, the skip as
+	// over every node.
+	var some []*v1.Node
+	wantAt := map[string]map[string]int64{}
+	for _, n := range w.c.Nodes {
+		if !g.chance(50) {
+			continue
+		}
+		some = append(some, n)
+		for k, v := range n.Labels {
+			if s, ok := wantScores[k][v]; ok {
+				if wantAt[k] == nil {
+					wantAt[k] = map[string]int64{}
+				}
+				wantAt[k][v] = s
+			}
+		}
+	}
+	scores, skip, err = w.x.InterPodAffinityScoresFor(in, args, some)
+	if err != nil || skip != !ok || !skip && fmt.Sprint(map[string]map[string]int64(scores)) != fmt.Sprint(wantAt) {
+		w.t.Fatalf("%s: scores for %d nodes %v (skip %v, error %v), reference %v (skip %v)\nincoming: %s\n%s", what, len(some), scores, skip, err, wantAt, !ok, describePod(in), w.describe())
+	}
 }
 
 // spread gives an incoming pod topology-spread constraints of every kind

@@ -35,6 +35,9 @@
 // (scoring.go): the incoming pod's preferred terms over the placed pods,
 // and the placed pods' required affinity (hardPodAffinityWeight) and
 // preferred terms over the incoming pod, with its Skip.
+// Index.InterPodAffinityScoresFor keeps that score only at the pairs of
+// the nodes PreScore is given, the only ones Score reads, in time that
+// follows those nodes rather than every domain with a count.
 //
 // Index.PodTopologySpread returns PreFilter's count per domain for each
 // DoNotSchedule constraint (filtering.go, calPreFilterState): the pods of

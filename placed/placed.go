@@ -615,21 +615,98 @@ func compileIncoming(pod *v1.Pod) (*matcher.Terms, error) {
 // counted and cancelled out is present with 0, as in kube-scheduler's map.
 type Scores map[string]map[string]int64
 
-func (s Scores) add(c Counts, weight int64) {
-	// A shape's pairs are mostly of one key: find its map once per run of
-	// it, sized for every pair.
-	var key string
-	var m map[string]int64
-	for p, n := range c {
-		if m == nil || p.Key != key {
-			key = p.Key
-			if m = s[key]; m == nil {
-				m = make(map[string]int64, len(c))
-				s[key] = m
+// at returns the map of key, making it with room for n values.
+func (s Scores) at(key string, n int) map[string]int64 {
+	m := s[key]
+	if m == nil {
+		m = make(map[string]int64, n)
+		s[key] = m
+	}
+	return m
+}
+
+// scoreSink sums the weighted counts of shapes into Scores: every pair, or
+// only the pairs of the nodes given, which is all that Score reads.
+type scoreSink struct {
+	scores  Scores
+	counted bool // a shape counted a pair, whether on the nodes or not
+	all     bool
+	nodes   []*v1.Node
+	values  map[string]*nodeValues // by topology key, once asked for
+}
+
+// nodeValues are the distinct values the sink's nodes carry for one key.
+type nodeValues struct {
+	list []string
+	set  map[string]struct{}
+}
+
+func (k *scoreSink) add(s *shape, weight int64) {
+	if len(s.counts) == 0 {
+		return
+	}
+	k.counted = true
+	if k.all {
+		// A shape's pairs are mostly of one key: find its map once per
+		// run of it.
+		var key string
+		var m map[string]int64
+		for p, n := range s.counts {
+			if m == nil || p.Key != key {
+				key, m = p.Key, k.scores.at(p.Key, len(s.counts))
+			}
+			m[p.Value] += weight * n
+		}
+		return
+	}
+	for i := range s.terms {
+		key := s.terms[i].TopologyKey
+		if slices.ContainsFunc(s.terms[:i], func(t matcher.Term) bool { return t.TopologyKey == key }) {
+			continue
+		}
+		vals := k.valuesOf(key)
+		if len(vals.list) == 0 {
+			continue
+		}
+		m := k.scores.at(key, len(vals.list))
+		// Walk whichever side is smaller: the shape's pairs or the nodes'.
+		if len(s.counts) < len(vals.list) {
+			for p, n := range s.counts {
+				if _, ok := vals.set[p.Value]; ok && p.Key == key {
+					m[p.Value] += weight * n
+				}
+			}
+		} else {
+			for _, v := range vals.list {
+				if n, ok := s.counts[Pair{Key: key, Value: v}]; ok {
+					m[v] += weight * n
+				}
 			}
 		}
-		m[p.Value] += weight * n
+		if len(m) == 0 {
+			delete(k.scores, key)
+		}
 	}
+}
+
+func (k *scoreSink) valuesOf(key string) *nodeValues {
+	if vals, ok := k.values[key]; ok {
+		return vals
+	}
+	vals := &nodeValues{set: make(map[string]struct{}, len(k.nodes))}
+	for _, n := range k.nodes {
+		if v, ok := n.Labels[key]; ok {
+			if _, dup := vals.set[v]; !dup {
+				vals.set[v] = struct{}{}
+				vals.list = append(vals.list, v)
+			}
+		}
+	}
+	if k.values == nil {
+		k.values = map[string]*nodeValues{}
+	}
+	k.values[key] = vals
+	return vals
 }
 
 // ScoreArgs are the InterPodAffinity arguments PreScore reads.
@@ -648,6 +725,19 @@ type ScoreArgs struct {
 // kube-scheduler's Skip: when no pair is counted, or when the pod has no
 // preferred terms and args ignore the placed pods' preferred terms.
 func (x *Index) InterPodAffinityScores(pod *v1.Pod, args ScoreArgs) (scores Scores, skip bool, err error) {
+	return x.interPodAffinityScores(pod, args, &scoreSink{all: true})
+}
+
+// InterPodAffinityScoresFor is InterPodAffinityScores with the score kept
+// only at the pairs the nodes carry: what Score reads when PreScore is
+// given those nodes, built in time that follows them rather than every
+// domain with a count. skip is InterPodAffinityScores's, decided by every
+// pair counted, on these nodes or not.
+func (x *Index) InterPodAffinityScoresFor(pod *v1.Pod, args ScoreArgs, nodes []*v1.Node) (scores Scores, skip bool, err error) {
+	return x.interPodAffinityScores(pod, args, &scoreSink{nodes: nodes})
+}
+
+func (x *Index) interPodAffinityScores(pod *v1.Pod, args ScoreArgs, sink *scoreSink) (Scores, bool, error) {
 	if pod == nil {
 		return nil, false, errors.New("placed: nil pod")
 	}
@@ -666,31 +756,31 @@ func (x *Index) InterPodAffinityScores(pod *v1.Pod, args ScoreArgs) (scores Scor
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.clock++
-	scores = Scores{}
+	sink.scores = Scores{}
 	for i := range terms.PreferredAffinity {
 		src := []v1.PodAffinityTerm{a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm}
-		scores.add(x.incomingShape(pod, incomingTerm, terms.PreferredAffinity[i:i+1], nil, src, nil).counts, int64(terms.PreferredAffinity[i].Weight))
+		sink.add(x.incomingShape(pod, incomingTerm, terms.PreferredAffinity[i:i+1], nil, src, nil), int64(terms.PreferredAffinity[i].Weight))
 	}
 	for i := range terms.PreferredAntiAffinity {
 		src := []v1.PodAffinityTerm{a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm}
-		scores.add(x.incomingShape(pod, incomingTerm, terms.PreferredAntiAffinity[i:i+1], nil, src, nil).counts, -int64(terms.PreferredAntiAffinity[i].Weight))
+		sink.add(x.incomingShape(pod, incomingTerm, terms.PreferredAntiAffinity[i:i+1], nil, src, nil), -int64(terms.PreferredAntiAffinity[i].Weight))
 	}
 	x.matches = x.placedIx.Matching(x.matches[:0], pod)
 	for _, m := range x.matches {
 		switch s := m.Tag; s.kind {
 		case placedAffinity:
 			if args.HardPodAffinityWeight > 0 {
-				scores.add(s.counts, int64(args.HardPodAffinityWeight))
+				sink.add(s, int64(args.HardPodAffinityWeight))
 			}
 		case placedPreferred:
-			scores.add(s.counts, int64(s.weight))
+			sink.add(s, int64(s.weight))
 		case placedPreferredAnti:
-			scores.add(s.counts, -int64(s.weight))
+			sink.add(s, -int64(s.weight))
 		}
 	}
 	clear(x.matches)
 	x.evict()
-	return scores, len(scores) == 0, nil
+	return sink.scores, !sink.counted, nil
 }
 
 // schedulerView returns pod as kube-scheduler v1.37.2's PodInfo reads its

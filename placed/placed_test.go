@@ -127,6 +127,25 @@ func scanScores(pods []scanPod, nodes map[string]*v1.Node, nsLabels map[string]m
 	return scores, len(scores) == 0
 }
 
+// scoresAt returns the pairs of scores that nodes carry.
+func scoresAt(scores Scores, nodes []*v1.Node) Scores {
+	if scores == nil {
+		return nil
+	}
+	at := Scores{}
+	for _, n := range nodes {
+		for k, v := range n.Labels {
+			if s, ok := scores[k][v]; ok {
+				if at[k] == nil {
+					at[k] = map[string]int64{}
+				}
+				at[k][v] = s
+			}
+		}
+	}
+	return at
+}
+
 // world drives an Index and the plain lists scan reads with random
 // operations.
 type world struct {
@@ -294,8 +313,22 @@ func (w *world) check(t *testing.T, what string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if wantScores, wantSkip := scanScores(scanPods(slicesOf(w.pods)), w.nodes, w.nsLabels, in, args); gotSkip != wantSkip || fmt.Sprint(gotScores) != fmt.Sprint(wantScores) {
+	wantScores, wantSkip := scanScores(scanPods(slicesOf(w.pods)), w.nodes, w.nsLabels, in, args)
+	if gotSkip != wantSkip || fmt.Sprint(gotScores) != fmt.Sprint(wantScores) {
 		t.Fatalf("%s: scores %v (skip %v), want %v (skip %v)", what, gotScores, gotSkip, wantScores, wantSkip)
+	}
+	var some []*v1.Node
+	for _, n := range w.nodes {
+		if w.r.IntN(2) == 0 {
+			some = append(some, n)
+		}
+	}
+	gotScores, gotSkip, err = w.x.InterPodAffinityScoresFor(in, args, some)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := scoresAt(wantScores, some); gotSkip != wantSkip || fmt.Sprint(gotScores) != fmt.Sprint(want) {
+		t.Fatalf("%s: scores for %d nodes %v (skip %v), want %v (skip %v)", what, len(some), gotScores, gotSkip, want, wantSkip)
 	}
 	if err := w.x.Validate(); err != nil {
 		t.Fatalf("%s, after the questions: %v", what, err)

@@ -226,7 +226,7 @@ func (s *scoreState) Clone() fwk.StateData { return s }
 
 // preScore answers PreScore from the index; a non-nil error is as
 // preFilter's.
-func (c *affinityCycle) preScore(state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.Status, error) {
+func (c *affinityCycle) preScore(state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.Status, error) {
 	a := pod.Spec.Affinity
 	preferred := a != nil && (a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 ||
 		a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0)
@@ -251,7 +251,15 @@ func (c *affinityCycle) preScore(state fwk.CycleState, pod *v1.Pod, _ []fwk.Node
 	if err != nil {
 		return nil, err
 	}
-	scores, skip, err := x.InterPodAffinityScores(pod, c.args)
+	// Score reads the topology score only at the pairs of the nodes it is
+	// given, which are these.
+	scored := make([]*v1.Node, 0, len(nodes))
+	for _, ni := range nodes {
+		if n := ni.Node(); n != nil {
+			scored = append(scored, n)
+		}
+	}
+	scores, skip, err := x.InterPodAffinityScoresFor(pod, c.args, scored)
 	c.view.mu.Unlock()
 	switch {
 	case err != nil:

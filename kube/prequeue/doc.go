@@ -131,8 +131,11 @@
 // PreFilter while the snapshot lists no node with required anti-affinity
 // pods, nor one without preferred terms in its PreScore while it lists no
 // node with affinity pods: the wrapper skips there, as the in-tree plugin
-// does, without walking. One index serves every profile over the same
-// snapshot.
+// does, without walking. InterPodAffinity's PreScore keeps the topology
+// score only at the pairs of the nodes it is given (those that passed
+// Filter, which Score then reads): the in-tree plugin sums every domain,
+// but a node reads only its own pairs. One index serves every profile over
+// the same snapshot.
 //
 // The in-tree instance answers instead, counted by Plugins.CycleStats:
 // for a pod of a pod group (its cycle assumes pods into the snapshot

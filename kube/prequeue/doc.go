@@ -158,4 +158,16 @@
 // notification; the dirty-marking indexer one map write under a mutex.
 // Everything is safe for concurrent use; the pre-hints are called by the
 // queue under its lock.
+//
+// # Metrics
+//
+// New registers the wrappers' series in legacyregistry, which
+// kube-scheduler's /metrics serves (kube/README.md lists them): pre-hint
+// calls by plugin, event and answer, the pods the narrowed answers named
+// against the pending pods indexed, the index lookup's latency, the two
+// indexes' sizes, the cycles answered and the fallbacks. WithSelfCheck
+// checks one in N narrowed answers against every indexed pending pod
+// evaluated without the index (Pending.Affected), counting the pods the
+// lookup missed; it is how a cluster learns of an index bug without
+// waiting for the periodic flush to hide it.
 package prequeue

@@ -1,5 +1,11 @@
 package prequeue
 
+import (
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/affinityq/affinityq/index"
+)
+
 // TrackerState reports, for tests, whether the tracker's handler has synced
 // and how many pods it holds in the index, as foreign, dirty and
 // relabelled.
@@ -41,4 +47,15 @@ func (p *Plugins) ViewWalks() uint64 {
 		v.mu.Unlock()
 	}
 	return n
+}
+
+// DropLookupHits makes the tracker's index lookups return nothing, for
+// tests of what notices a wrong index.
+func (p *Plugins) DropLookupHits() {
+	p.mu.Lock()
+	t := p.tracker
+	p.mu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.lookup = func(dst []index.Hit[*v1.Pod], _ *index.Event) []index.Hit[*v1.Pod] { return dst[:0] }
 }

@@ -53,6 +53,13 @@ func newScheduler(t testing.TB, cfgYAML string, objs ...runtime.Object) *schedul
 // cluster's nodes and assigned pods.
 func newSchedulerWithSnapshot(t testing.TB, cfgYAML string, snapshot *internalcache.Snapshot, objs ...runtime.Object) *scheduler {
 	t.Helper()
+	return buildScheduler(t, cfgYAML, snapshot, nil, objs...)
+}
+
+// buildScheduler is newSchedulerWithSnapshot with the wrappers' Plugins
+// built with opts.
+func buildScheduler(t testing.TB, cfgYAML string, snapshot *internalcache.Snapshot, opts []prequeue.Option, objs ...runtime.Object) *scheduler {
+	t.Helper()
 	metrics.Register() // once per process; the frameworks and queues record into them
 	obj, _, err := scheme.Codecs.UniversalDecoder().Decode([]byte(cfgYAML), nil, nil)
 	if err != nil {
@@ -68,7 +75,7 @@ func newSchedulerWithSnapshot(t testing.TB, cfgYAML string, snapshot *internalca
 	s := &scheduler{
 		snapshot:   snapshot,
 		client:     fake.NewClientset(objs...),
-		plugins:    prequeue.New(),
+		plugins:    prequeue.New(opts...),
 		frameworks: map[string]framework.Framework{},
 		hints:      queue.QueueingHintMapPerProfile{},
 	}

@@ -261,17 +261,25 @@ func (pl *plugin) confirming(fn fwk.QueueingHintFn) fwk.QueueingHintFn {
 
 // preQueueingHint returns the PreQueueingHintFn of the narrowable event ev.
 func (pl *plugin) preQueueingHint(ev fwk.ClusterEvent, kind index.EventKind) fwk.PreQueueingHintFn {
+	event := kind.String()
+	all := prehintCallsTotal.WithLabelValues(pl.name, event, "all")
+	narrowed := prehintCallsTotal.WithLabelValues(pl.name, event, "narrowed")
+	named := prehintPodsNamedTotal.WithLabelValues(pl.name, event)
+	pending := prehintPendingPodsTotal.WithLabelValues(pl.name, event)
 	return func(logger klog.Logger, oldObj, newObj any) (fwk.PreQueueingHintResult, error) {
 		if pl.shared.isDeclined(ev) {
+			all.Inc()
 			return fwk.PreQueueingHintResult{AllPods: true}, nil
 		}
 		iev, err := indexEvent(kind, oldObj, newObj)
 		if err != nil {
 			logger.V(4).Info("Event not narrowed", "plugin", pl.name, "event", ev.Label(), "reason", err)
+			all.Inc()
 			return fwk.PreQueueingHintResult{AllPods: true}, nil
 		}
 		if pl.rules&index.InterPodAffinity != 0 && kind == index.AssignedPodDelete && !antiAffinityCompiles(iev.OldPod) {
 			// The in-tree hint fails, which counts as Queue, for every pod.
+			all.Inc()
 			return fwk.PreQueueingHintResult{AllPods: true}, nil
 		}
 		buf, _ := pl.hits.Get().(*[]index.Hit[*v1.Pod])
@@ -282,6 +290,13 @@ func (pl *plugin) preQueueingHint(ev fwk.ClusterEvent, kind index.EventKind) fwk
 		if cap(hits) <= maxKeptHits {
 			*buf = hits
 			pl.hits.Put(buf)
+		}
+		narrowed.Inc()
+		named.Add(float64(len(names)))
+		pending.Add(float64(pl.tracker.ix.Len()))
+		pl.tracker.recordStats()
+		if pl.shared.selfCheckDue() {
+			pl.tracker.selfCheck(iev, pl.rules)
 		}
 		return fwk.PreQueueingHintResult{Pods: names}, nil
 	}

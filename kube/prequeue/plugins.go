@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -39,7 +40,8 @@ const (
 type Plugins struct {
 	opts options
 
-	stats *cycleStats
+	stats  *cycleStats
+	events atomic.Uint64 // narrowed pre-hint answers, for WithSelfCheck
 
 	mu       sync.Mutex // protects the fields below
 	factory  informers.SharedInformerFactory
@@ -52,7 +54,18 @@ type Plugins struct {
 type Option func(*options)
 
 type options struct {
-	features *feature.Features
+	features       *feature.Features
+	selfCheckEvery uint64
+}
+
+// WithSelfCheck makes one in every `every` narrowed pre-hint answers (0, the
+// default: none) also evaluate the event against every indexed pending pod
+// without the index, counting in affinityq_index_selfcheck_divergences_total
+// (and logging) any pod the index's lookup missed. A check costs a list of
+// the pod informer's store and an evaluation per pending pod, under the
+// tracker's lock: at 100,000 pending pods, tens of milliseconds.
+func WithSelfCheck(every int) Option {
+	return func(o *options) { o.selfCheckEvery = uint64(max(every, 0)) }
 }
 
 // WithFeatures sets the scheduler features the in-tree plugins are built
@@ -211,6 +224,13 @@ func (p *Plugins) newPlugin(ctx context.Context, name string, rules index.RuleSe
 	}
 	t.serve(h.ProfileName())
 	return &plugin{name: name, rules: rules, inner: in, shared: p, tracker: t, handle: h, canNarrow: canNarrow}, nil
+}
+
+// selfCheckDue counts a narrowed answer and reports whether WithSelfCheck
+// asks for a check of it.
+func (p *Plugins) selfCheckDue() bool {
+	every := p.opts.selfCheckEvery
+	return every > 0 && p.events.Add(1)%every == 0
 }
 
 func (p *Plugins) features() feature.Features {

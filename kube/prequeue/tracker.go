@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"maps"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -32,6 +35,7 @@ import (
 type tracker struct {
 	// Set by newTracker, then read-only.
 	ix                   *index.Index[*v1.Pod]
+	lookup               func([]index.Hit[*v1.Pod], *index.Event) []index.Hit[*v1.Pod] // ix.Lookup; tests replace it while no pre-hint runs
 	lister               corelisters.PodLister
 	reg                  cache.ResourceEventHandlerRegistration // the pod handler's registration
 	spreadMatchLabelKeys bool
@@ -49,6 +53,8 @@ type tracker struct {
 	// store lock; no other lock is taken while holding it.
 	marksMu sync.Mutex
 	dirty   map[types.UID]dirtyMark
+
+	statsAt atomic.Int64 // when recordStats last ran, in Unix nanoseconds
 }
 
 // foreignPod is a pending pod of a scheduler name no wrapper serves, or one
@@ -70,8 +76,10 @@ type dirtyMark struct {
 func newTracker(factory informers.SharedInformerFactory, spreadMatchLabelKeys bool, logger klog.Logger) (*tracker, error) {
 	podInformer := factory.Core().V1().Pods()
 	namespaces := factory.Core().V1().Namespaces().Lister()
+	ix := index.New[*v1.Pod](index.WithNamespaceLabels(feed.NamespaceLabels(namespaces)))
 	t := &tracker{
-		ix:                   index.New[*v1.Pod](index.WithNamespaceLabels(feed.NamespaceLabels(namespaces))),
+		ix:                   ix,
+		lookup:               ix.Lookup,
 		lister:               podInformer.Lister(),
 		spreadMatchLabelKeys: spreadMatchLabelKeys,
 		logger:               logger,
@@ -261,7 +269,9 @@ func (t *tracker) confirm(pod *v1.Pod) {
 // the index's hits whose Relation intersects rules, and every foreign, dirty
 // or relabelled pod. Names may repeat.
 func (t *tracker) candidates(ev *index.Event, rules index.RuleSet, buf []index.Hit[*v1.Pod]) ([]types.NamespacedName, []index.Hit[*v1.Pod]) {
-	buf = t.ix.Lookup(buf[:0], ev)
+	start := time.Now()
+	buf = t.lookup(buf[:0], ev)
+	indexLookupDuration.WithLabelValues(ev.Kind.String()).Observe(time.Since(start).Seconds())
 	t.mu.Lock()
 	n := len(t.foreign) + len(t.relabelled)
 	t.marksMu.Lock()
@@ -287,4 +297,46 @@ func (t *tracker) candidates(ev *index.Event, rules index.RuleSet, buf []index.H
 	t.marksMu.Unlock()
 	clear(buf)
 	return out, buf[:0]
+}
+
+// recordStats refreshes the index's gauges, at most once per statsEvery.
+func (t *tracker) recordStats() {
+	now := time.Now().UnixNano()
+	last := t.statsAt.Load()
+	if now-last < int64(statsEvery) || !t.statsAt.CompareAndSwap(last, now) {
+		return
+	}
+	recordIndexStats(t.ix.Stats())
+}
+
+// selfCheck looks ev up in the index and evaluates it, without the index,
+// against every indexed pod the pod informer's store holds, counting the
+// pods affected under rules that the lookup missed: the index's answers
+// are to be a superset of the exact ones. It holds t.mu, so that no sync
+// changes the index in between, and costs a list of the store.
+func (t *tracker) selfCheck(ev *index.Event, rules index.RuleSet) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	found := map[types.UID]bool{}
+	for _, h := range t.lookup(nil, ev) {
+		if h.Relation&rules != 0 {
+			found[h.Pod.UID] = true
+		}
+	}
+	pods, err := t.lister.List(labels.Everything())
+	if err != nil {
+		t.logger.Error(err, "Self-check skipped: listing pods")
+		return
+	}
+	selfChecksTotal.Inc()
+	for _, pod := range pods {
+		p, ok := t.ix.Get(pod.UID)
+		if !ok || found[pod.UID] {
+			continue
+		}
+		if relation, _ := t.ix.Affected(p, ev, nil); relation&rules != 0 {
+			selfCheckDivergencesTotal.Inc()
+			t.logger.Error(nil, "Index lookup missed a pod the event affects", "pod", klog.KObj(pod), "event", ev.Kind.String(), "rules", relation&rules)
+		}
+	}
 }

@@ -6,25 +6,47 @@
 // in-tree pair, in the KubeSchedulerConfiguration (see kube/README.md) and
 // turn on the SchedulerPreQueueingHints feature gate
 // (--feature-gates=SchedulerPreQueueingHints=true).
+//
+// One flag of its own: --affinityq-self-check-every=N checks one in N
+// narrowed pre-hint answers against every pending pod evaluated without
+// the index (prequeue.WithSelfCheck), counting misses in
+// affinityq_index_selfcheck_divergences_total; 0, the default, checks
+// none.
 package main
 
 import (
+	"context"
 	"os"
+	"sync"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/component-base/cli"
 	_ "k8s.io/component-base/logs/json/register" // the JSON log format, as in upstream's binary
 	_ "k8s.io/component-base/metrics/prometheus/clientgo"
 	_ "k8s.io/component-base/metrics/prometheus/version"
+	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 
 	"github.com/affinityq/affinityq/kube/prequeue"
 )
 
 func main() {
-	plugins := prequeue.New()
+	var selfCheckEvery int
+	// The plugin factories run after the flags are parsed: the Plugins
+	// value both share is built on the first of them.
+	plugins := sync.OnceValue(func() *prequeue.Plugins {
+		return prequeue.New(prequeue.WithSelfCheck(selfCheckEvery))
+	})
 	command := app.NewSchedulerCommand(
-		app.WithPlugin(prequeue.InterPodAffinityName, plugins.NewInterPodAffinity),
-		app.WithPlugin(prequeue.PodTopologySpreadName, plugins.NewPodTopologySpread),
+		app.WithPlugin(prequeue.InterPodAffinityName, func(ctx context.Context, args runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+			return plugins().NewInterPodAffinity(ctx, args, h)
+		}),
+		app.WithPlugin(prequeue.PodTopologySpreadName, func(ctx context.Context, args runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+			return plugins().NewPodTopologySpread(ctx, args, h)
+		}),
 	)
+	command.Flags().IntVar(&selfCheckEvery, "affinityq-self-check-every", 0,
+		"Check one in this many narrowed pre-hint answers against every pending pod evaluated without the index, "+
+			"counting misses in affinityq_index_selfcheck_divergences_total (0: never).")
 	os.Exit(cli.Run(command))
 }

@@ -61,10 +61,23 @@ KUBE_TESTFLAGS ?= -race -short
 
 # kube/perf is left to perf-smoke, which runs its unit tests too: building
 # scheduler_perf's in-process kube-apiserver with -race costs minutes.
-kube-test: ## the kube/ module (k8s.io/kubernetes v1.37.2): vet, tests of feed and prequeue (KUBE_TESTFLAGS: -race -short), the kube-scheduler build
+#
+# kube/e2e runs bin/kube-scheduler, built here, as a process against an
+# in-process kube-apiserver and bin/etcd, with deploy/'s manifests. It runs
+# without -race: race-building its kube-apiserver costs minutes too, and the
+# scheduler under test is another process, which the flag would not reach.
+# Its size follows the race detector: the full variant where KUBE_TESTFLAGS
+# has -race (a plain `make kube-test`), -short where it has not (CI's
+# KUBE_TESTFLAGS=-short); KUBE_E2E_FLAGS overrides. Never build it with
+# -trimpath (its kube-apiserver finds its certificate fixtures through its
+# source path).
+kube-test: KUBE_E2E_FLAGS ?= $(if $(filter -race,$(KUBE_TESTFLAGS)),,-short)
+kube-test: etcd ## the kube/ module (k8s.io/kubernetes v1.37.2): vet, tests of feed and prequeue (KUBE_TESTFLAGS: -race -short), bin/kube-scheduler, and its end-to-end test against a kube-apiserver (kube/e2e)
 	cd kube && $(GO) vet ./...
 	cd kube && $(GO) test $(KUBE_TESTFLAGS) -count=1 ./feed/... ./prequeue/... ./cmd/...
-	cd kube && $(GO) build -o /dev/null ./cmd/kube-scheduler
+	cd kube && $(GO) build -o $(BIN)/kube-scheduler ./cmd/kube-scheduler
+	cd kube && PATH="$(BIN):$$PATH" AFFINITYQ_KUBE_SCHEDULER=$(BIN)/kube-scheduler \
+		$(GO) test $(KUBE_E2E_FLAGS) -count=1 -timeout=20m ./e2e/...
 
 # scheduler_perf: kube-scheduler v1.37.2's own harness on affinityq's
 # event-handling workloads (kube/perf), default plug-ins vs affinityq's.

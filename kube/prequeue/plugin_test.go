@@ -45,7 +45,7 @@ func inTreeTwin(t *testing.T, name string, h fwk.Handle) fwk.Plugin {
 }
 
 // wrapperOf returns the enqueue extension of plugin name in fw.
-func wrapperOf(t *testing.T, fw framework.Framework, name string) fwk.EnqueueExtensions {
+func wrapperOf(t testing.TB, fw framework.Framework, name string) fwk.EnqueueExtensions {
 	t.Helper()
 	for _, ext := range fw.EnqueueExtensions() {
 		if ext.Name() == name {
@@ -56,7 +56,7 @@ func wrapperOf(t *testing.T, fw framework.Framework, name string) fwk.EnqueueExt
 	return nil
 }
 
-func registrations(t *testing.T, ext fwk.EnqueueExtensions) []fwk.ClusterEventWithHint {
+func registrations(t testing.TB, ext fwk.EnqueueExtensions) []fwk.ClusterEventWithHint {
 	t.Helper()
 	events, err := ext.EventsToRegister(context.Background())
 	if err != nil {
@@ -273,7 +273,7 @@ func TestDelegation(t *testing.T) {
 }
 
 // preHintOf returns the PreQueueingHintFn name registers for ev.
-func preHintOf(t *testing.T, fw framework.Framework, name string, ev fwk.ClusterEvent) fwk.PreQueueingHintFn {
+func preHintOf(t testing.TB, fw framework.Framework, name string, ev fwk.ClusterEvent) fwk.PreQueueingHintFn {
 	t.Helper()
 	for _, e := range registrations(t, wrapperOf(t, fw, name)) {
 		if e.Event == ev && e.PreQueueingHintFn != nil {

@@ -55,6 +55,19 @@ func benchPartners(n int) (pending, partners []*v1.Pod) {
 	return pending, partners
 }
 
+// benchObjects returns the cluster's objects for the pending pods: the
+// namespaces and the pods.
+func benchObjects(pending []*v1.Pod) []runtime.Object {
+	objs := make([]runtime.Object, 0, len(pending)+len(genNamespaces))
+	for _, ns := range genNamespaces {
+		objs = append(objs, ns.DeepCopy())
+	}
+	for _, p := range pending {
+		objs = append(objs, p)
+	}
+	return objs
+}
+
 // BenchmarkQueueEvent measures kube-scheduler's PriorityQueue handling one
 // assigned-pod event with 100,000 unschedulable pods (1,000 under -short),
 // all rejected by InterPodAffinity, with the README configuration: with
@@ -75,13 +88,7 @@ func BenchmarkQueueEvent(b *testing.B) {
 	defer cancel()
 
 	pending, partners := benchPartners(n)
-	objs := make([]runtime.Object, 0, len(pending)+len(genNamespaces))
-	for _, ns := range genNamespaces {
-		objs = append(objs, ns.DeepCopy())
-	}
-	for _, p := range pending {
-		objs = append(objs, p)
-	}
+	objs := benchObjects(pending)
 	s := newScheduler(b, readmeConfig(b), objs...)
 	rj := map[string]rejecters{v1.DefaultSchedulerName: {affinity: prequeue.InterPodAffinityName}}
 	var with, without hintCounter
@@ -159,13 +166,7 @@ func BenchmarkSelfCheck(b *testing.B) {
 	}
 	logger := klog.Logger(logr.Discard())
 	pending, partners := benchPartners(n)
-	objs := make([]runtime.Object, 0, len(pending)+len(genNamespaces))
-	for _, ns := range genNamespaces {
-		objs = append(objs, ns.DeepCopy())
-	}
-	for _, p := range pending {
-		objs = append(objs, p)
-	}
+	objs := benchObjects(pending)
 	for _, check := range []string{"off", "every"} {
 		var opts []prequeue.Option
 		if check == "every" {

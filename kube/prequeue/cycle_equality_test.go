@@ -13,7 +13,6 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -415,20 +414,7 @@ func TestCycleMetrics(t *testing.T) {
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
 	runCycles(t, 7, 50, 1, inTree.(cyclePlugins), ours.(cyclePlugins), w)
-	families, err := legacyregistry.DefaultGatherer.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]float64{}
-	for _, f := range families {
-		for _, m := range f.GetMetric() {
-			name := f.GetName()
-			for _, l := range m.GetLabel() {
-				name += "," + l.GetName() + "=" + l.GetValue()
-			}
-			got[name] = m.GetCounter().GetValue() + m.GetGauge().GetValue()
-		}
-	}
+	got := series(t)
 	if got["affinityq_cycle_answers_total,plugin="+prequeue.InterPodAffinityName] == 0 {
 		t.Errorf("affinityq_cycle_answers_total for %s missing or 0", prequeue.InterPodAffinityName)
 	}

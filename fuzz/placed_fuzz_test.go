@@ -117,12 +117,18 @@ func (w *placedWorld) step(g *gen) {
 			w.c.Nodes = slices.Delete(w.c.Nodes, i, i+1)
 		}
 	case 8:
+		// A namespace relabelled, deleted (its pods stay until their own
+		// deletions arrive) or created again.
 		ns := pick(g, genNamespaces)
-		l := g.namespaceLabels()
-		if l == nil {
-			l = map[string]string{}
+		if g.intn(4) == 0 {
+			delete(w.c.NamespaceLabels, ns)
+		} else {
+			l := g.namespaceLabels()
+			if l == nil {
+				l = map[string]string{}
+			}
+			w.c.NamespaceLabels[ns] = l
 		}
-		w.c.NamespaceLabels[ns] = l
 		w.x.NamespaceChanged(ns)
 	}
 }

@@ -56,11 +56,15 @@
 // preemption's AddPod and RemovePod) makes to a copy of the counts, as the
 // plug-ins' PreFilterExtensions make it, leaving the index as it is.
 //
-// Namespace selectors read the labels WithNamespaceLabels gives. A pod in
-// a namespace that function does not know reads as in a namespace without
-// labels, where kube-scheduler, which lists the namespaces an incoming
-// pod's selector (other than {}) matches, would not count it: the index
-// assumes, as a cluster ensures, that every placed pod's namespace exists.
+// Namespace selectors read the labels WithNamespaceLabels gives, as
+// kube-scheduler resolves them. An incoming pod's term, whose namespace
+// selector (other than {}) kube-scheduler replaces by the namespaces that
+// exist and it selects, matches a placed pod whose namespace does not
+// exist (deleted before its pods, or not yet seen) only by naming the
+// namespace or with {}. A placed pod's term reads the incoming pod's
+// namespace labels, none when it does not exist, as kube-scheduler's
+// GetNamespaceLabelsSnapshot. NamespaceChanged must be called when a
+// namespace is created, relabelled or deleted.
 //
 // # Structure
 //

@@ -163,12 +163,41 @@ func New(opts ...Option) *Index {
 	}
 }
 
+// nsLabels returns the labels of namespace ns, nil when it has none or
+// does not exist.
 func (x *Index) nsLabels(ns string) map[string]string {
-	if x.opts.lookupNS == nil {
-		return nil
-	}
-	l, _ := x.opts.lookupNS(ns)
+	l, _ := x.namespace(ns)
 	return l
+}
+
+// namespace returns the labels of namespace ns and whether it exists.
+// Without WithNamespaceLabels every namespace exists, without labels.
+func (x *Index) namespace(ns string) (labels map[string]string, exists bool) {
+	if x.opts.lookupNS == nil {
+		return nil, true
+	}
+	return x.opts.lookupNS(ns)
+}
+
+// incomingMatch reports whether the placed pod pod matches every one of an
+// incoming pod's terms as kube-scheduler resolves them: it lists the
+// namespaces that exist and a term's namespace selector, other than {},
+// selects, so a pod whose namespace does not exist matches only a term
+// that names the namespace or selects every one.
+func (x *Index) incomingMatch(terms []matcher.Term, pod *v1.Pod) bool {
+	labels, exists := x.namespace(pod.Namespace)
+	return (exists || reachesMissing(terms, pod.Namespace)) && matcher.AllMatch(terms, pod.Namespace, pod.Labels, labels)
+}
+
+// reachesMissing reports whether every one of an incoming pod's terms
+// reaches namespace ns though ns does not exist: by name, or with {}.
+func reachesMissing(terms []matcher.Term, ns string) bool {
+	for i := range terms {
+		if s := &terms[i].Scope; !s.All() && !slices.Contains(s.Names(), ns) {
+			return false
+		}
+	}
+	return true
 }
 
 // SetNode adds a node or replaces its labels. The counts of the pods on it
@@ -460,9 +489,11 @@ func (x *Index) count(p *placedPod, d int64) {
 		}
 	}
 	x.matches = x.incomingIx.Matching(x.matches[:0], p.pod)
+	_, exists := x.namespace(p.pod.Namespace)
 	for _, m := range x.matches {
 		switch s := m.Tag; {
 		case !s.matchedBy(m.Terms):
+		case !exists && !reachesMissing(s.terms, p.pod.Namespace):
 		case s.kind == incomingSpread:
 			s.countNode(p, rec.labels, d)
 		default:
@@ -531,15 +562,14 @@ func (x *Index) AffinityChange(c AffinityCounts, in, pod *v1.Pod, node *v1.Node,
 			c.ExistingAntiAffinity.add(t.term.TopologyKey, node.Labels, d)
 		}
 	}
-	podNS := x.nsLabels(pod.Namespace)
-	if matcher.AllMatch(incoming.Affinity, pod.Namespace, pod.Labels, podNS) {
+	if len(incoming.Affinity) > 0 && x.incomingMatch(incoming.Affinity, pod) {
 		for i := range incoming.Affinity {
 			c.Affinity.add(incoming.Affinity[i].TopologyKey, node.Labels, d)
 		}
 	}
 	for i := range incoming.AntiAffinity {
-		if t := &incoming.AntiAffinity[i]; t.Matches(pod.Namespace, pod.Labels, podNS) {
-			c.AntiAffinity.add(t.TopologyKey, node.Labels, d)
+		if t := incoming.AntiAffinity[i : i+1]; x.incomingMatch(t, pod) {
+			c.AntiAffinity.add(t[0].TopologyKey, node.Labels, d)
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -57,19 +58,36 @@ func scan(pods []scanPod, nodes map[string]*v1.Node, nsLabels map[string]map[str
 				res.ExistingAntiAffinity.add(own[i].TopologyKey, n.Labels, 1)
 			}
 		}
-		el := nsLabels[e.Namespace]
-		if matcher.AllMatch(incoming.Affinity, e.Namespace, e.Labels, el) {
+		all := len(incoming.Affinity) > 0
+		for i := range incoming.Affinity {
+			all = all && resolvedMatch(&incoming.Affinity[i], e, nsLabels)
+		}
+		if all {
 			for _, t := range incoming.Affinity {
 				res.Affinity.add(t.TopologyKey, n.Labels, 1)
 			}
 		}
 		for _, t := range incoming.AntiAffinity {
-			if t.Matches(e.Namespace, e.Labels, el) {
+			if resolvedMatch(&t, e, nsLabels) {
 				res.AntiAffinity.add(t.TopologyKey, n.Labels, 1)
 			}
 		}
 	}
 	return res
+}
+
+// resolvedMatch reports whether an incoming pod's term t matches the placed
+// pod e as kube-scheduler resolves the term before it counts: its
+// namespace selector, other than {}, is replaced by the names of the
+// namespaces that exist and it selects. (A placed pod's term matches the
+// incoming pod against its namespace's labels, none when it does not
+// exist.)
+func resolvedMatch(t *matcher.Term, e *v1.Pod, nsLabels map[string]map[string]string) bool {
+	inScope := t.Scope.All() || slices.Contains(t.Scope.Names(), e.Namespace)
+	if l, exists := nsLabels[e.Namespace]; exists && !inScope {
+		inScope = t.Scope.Selector().Matches(l)
+	}
+	return inScope && t.Selector.Matches(e.Labels)
 }
 
 // scanScores computes InterPodAffinity's PreScore topology score by
@@ -82,10 +100,7 @@ func scanScores(pods []scanPod, nodes map[string]*v1.Node, nsLabels map[string]m
 		return nil, true
 	}
 	scores := Scores{}
-	term := func(t *matcher.Term, weight int64, ns string, labels, nsl map[string]string, node *v1.Node) {
-		if !t.Matches(ns, labels, nsl) {
-			return
-		}
+	add := func(t *matcher.Term, weight int64, node *v1.Node) {
 		if v, ok := node.Labels[t.TopologyKey]; ok {
 			if scores[t.TopologyKey] == nil {
 				scores[t.TopologyKey] = map[string]int64{}
@@ -101,10 +116,14 @@ func scanScores(pods []scanPod, nodes map[string]*v1.Node, nsLabels map[string]m
 			continue
 		}
 		for i := range incoming.PreferredAffinity {
-			term(&incoming.PreferredAffinity[i], int64(incoming.PreferredAffinity[i].Weight), e.Namespace, e.Labels, nsLabels[e.Namespace], node)
+			if t := &incoming.PreferredAffinity[i]; resolvedMatch(t, e, nsLabels) {
+				add(t, int64(t.Weight), node)
+			}
 		}
 		for i := range incoming.PreferredAntiAffinity {
-			term(&incoming.PreferredAntiAffinity[i], -int64(incoming.PreferredAntiAffinity[i].Weight), e.Namespace, e.Labels, nsLabels[e.Namespace], node)
+			if t := &incoming.PreferredAntiAffinity[i]; resolvedMatch(t, e, nsLabels) {
+				add(t, -int64(t.Weight), node)
+			}
 		}
 		for _, t := range sp.own {
 			var w int64
@@ -121,7 +140,9 @@ func scanScores(pods []scanPod, nodes map[string]*v1.Node, nsLabels map[string]m
 			default:
 				continue
 			}
-			term(t.term, w, in.Namespace, in.Labels, nsLabels[in.Namespace], node)
+			if t.term.Matches(in.Namespace, in.Labels, nsLabels[in.Namespace]) {
+				add(t.term, w, node)
+			}
 		}
 	}
 	return scores, len(scores) == 0
@@ -191,12 +212,23 @@ func (w *world) term() v1.PodAffinityTerm {
 			t.LabelSelector.MatchExpressions = append(t.LabelSelector.MatchExpressions, q)
 		}
 	}
-	switch w.r.IntN(5) {
+	switch w.r.IntN(6) {
 	case 0:
 		t.Namespaces = []string{pick(w.r, worldNS)}
 	case 1:
 		t.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": pick(w.r, []string{"x", "y"})}}
 	case 2:
+		// Selectors that match a namespace without labels, and so read
+		// differently a namespace that does not exist.
+		q := metav1.LabelSelectorRequirement{Key: "team", Operator: metav1.LabelSelectorOpDoesNotExist}
+		if w.r.IntN(2) == 0 {
+			q = metav1.LabelSelectorRequirement{Key: "team", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"x"}}
+		}
+		t.NamespaceSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{q}}
+		if w.r.IntN(2) == 0 {
+			t.Namespaces = []string{pick(w.r, worldNS)}
+		}
+	case 3:
 		t.MatchLabelKeys = []string{pick(w.r, worldKeys)}
 	}
 	return t
@@ -292,8 +324,17 @@ func (w *world) step(t *testing.T) {
 			break
 		}
 	default:
+		// A namespace created, relabelled (maybe to no labels) or deleted,
+		// its pods left in place.
 		ns := pick(w.r, worldNS)
-		w.nsLabels[ns] = map[string]string{"team": pick(w.r, []string{"x", "y"})}
+		switch w.r.IntN(4) {
+		case 0:
+			delete(w.nsLabels, ns)
+		case 1:
+			w.nsLabels[ns] = map[string]string{}
+		default:
+			w.nsLabels[ns] = map[string]string{"team": pick(w.r, []string{"x", "y"})}
+		}
 		w.x.NamespaceChanged(ns)
 	}
 }

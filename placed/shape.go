@@ -213,7 +213,7 @@ func (x *Index) build(s *shape) {
 	for it.HasNext() {
 		p := x.byID[it.Next()]
 		if !p.rec.known || spread && p.pod.DeletionTimestamp != nil ||
-			!matchesAll(s.terms, p.pod, x.nsLabels(p.pod.Namespace)) {
+			!x.incomingMatch(s.terms, p.pod) {
 			continue
 		}
 		perNode[p.rec]++
@@ -224,10 +224,6 @@ func (x *Index) build(s *shape) {
 		}
 		s.apply(rec.labels, n)
 	}
-}
-
-func matchesAll(terms []matcher.Term, pod *v1.Pod, nsLabels map[string]string) bool {
-	return matcher.AllMatch(terms, pod.Namespace, pod.Labels, nsLabels)
 }
 
 // evict drops the least recently asked incoming shapes beyond the bound,

@@ -179,7 +179,7 @@ func (x *Index) Validate() error {
 		if s.kind == incomingSpread {
 			want := &shape{terms: s.terms, nodeCounts: map[string]int64{}, counts: Counts{}}
 			for _, p := range x.pods {
-				if n := x.nodes[p.node]; n.known && matchesAll(s.terms, p.pod, x.nsLabels(p.pod.Namespace)) {
+				if n := x.nodes[p.node]; n.known && x.incomingMatch(s.terms, p.pod) {
 					want.countNode(p, n.labels, 1)
 				}
 			}
@@ -190,7 +190,7 @@ func (x *Index) Validate() error {
 		}
 		want := Counts{}
 		for _, p := range x.pods {
-			if n := x.nodes[p.node]; n.known && matchesAll(s.terms, p.pod, x.nsLabels(p.pod.Namespace)) {
+			if n := x.nodes[p.node]; n.known && x.incomingMatch(s.terms, p.pod) {
 				s.addTo(want, n.labels, 1)
 			}
 		}

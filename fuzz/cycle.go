@@ -614,6 +614,16 @@ type SpreadPreScore struct {
 // ok is false where upstream returns Skip: c has no node, or p has no
 // ScheduleAnyway constraint. It fails when a selector does not compile.
 func (c *Cycle) SpreadPreScore(p *v1.Pod, filtered []string) (s SpreadPreScore, ok bool, err error) {
+	return c.SpreadPreScoreTopologies(p, filtered, true)
+}
+
+// SpreadPreScoreTopologies is SpreadPreScore with PreScore's
+// requireAllTopologies, false for the system default constraints: then no
+// filtered node is ignored, and every node of c, whatever keys it carries,
+// adds to the domain of each constraint its value of the key, "" when it
+// lacks it (node.Labels[key], as initPreScoreState and processAllNode
+// read it).
+func (c *Cycle) SpreadPreScoreTopologies(p *v1.Pod, filtered []string, requireAllTopologies bool) (s SpreadPreScore, ok bool, err error) {
 	if len(c.Nodes) == 0 {
 		return SpreadPreScore{}, false, nil
 	}
@@ -635,7 +645,7 @@ func (c *Cycle) SpreadPreScore(p *v1.Pod, filtered []string) (s SpreadPreScore, 
 		if !found {
 			continue
 		}
-		if !carriesKeys(node, cs) {
+		if requireAllTopologies && !carriesKeys(node, cs) {
 			s.IgnoredNodes = append(s.IgnoredNodes, name)
 			continue
 		}
@@ -658,7 +668,7 @@ func (c *Cycle) SpreadPreScore(p *v1.Pod, filtered []string) (s SpreadPreScore, 
 	required := nodeaffinity.GetRequiredNodeAffinity(p)
 	for i, pods := range c.podsByNode() {
 		node := c.Nodes[i]
-		if !carriesKeys(node, cs) {
+		if requireAllTopologies && !carriesKeys(node, cs) {
 			continue
 		}
 		for j, sc := range cs {

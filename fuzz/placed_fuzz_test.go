@@ -248,8 +248,9 @@ func (w *placedWorld) checkSpread(g *gen, in *v1.Pod, what string) {
 			filtered = append(filtered, n)
 		}
 	}
-	scores, skip, err := w.x.PodTopologySpreadScores(in, filtered)
-	wantScores, ok, werr := w.c.SpreadPreScore(in, filtered)
+	requireAll := g.chance(70) // false: as for the system default constraints
+	scores, skip, err := w.x.PodTopologySpreadScores(in, filtered, requireAll)
+	wantScores, ok, werr := w.c.SpreadPreScoreTopologies(in, filtered, requireAll)
 	if (err != nil) != (werr != nil) {
 		w.t.Fatalf("%s: PodTopologySpreadScores error %v, reference %v\nincoming: %s", what, err, werr, describePod(in))
 	}

@@ -340,7 +340,7 @@ func BenchmarkPodTopologySpreadScores(b *testing.B) {
 		x, pods, nodes := benchCluster(b, n, benchPod)
 		byNode := podsByNode(pods)
 		filtered := slices.Collect(maps.Keys(nodes))
-		if _, _, err := x.PodTopologySpreadScores(in, filtered); err != nil { // build the shape
+		if _, _, err := x.PodTopologySpreadScores(in, filtered, true); err != nil { // build the shape
 			b.Fatal(err)
 		}
 		for _, impl := range []string{"index", "scan"} {
@@ -348,7 +348,7 @@ func BenchmarkPodTopologySpreadScores(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					if impl == "index" {
-						if _, _, err := x.PodTopologySpreadScores(in, filtered); err != nil {
+						if _, _, err := x.PodTopologySpreadScores(in, filtered, true); err != nil {
 							b.Fatal(err)
 						}
 						continue

@@ -179,7 +179,12 @@ type SpreadScores struct {
 // no node is known (then the constraints are not read), or the pod has no
 // ScheduleAnyway constraint. A constraint whose selector does not compile
 // is an error.
-func (x *Index) PodTopologySpreadScores(pod *v1.Pod, filtered []string) (scores SpreadScores, skip bool, err error) {
+//
+// requireAllTopologies is the in-tree plugin's: true but for the system
+// default constraints. When false no node is ignored, and a node lacking a
+// constraint's key is in the domain "" of that key (with the nodes whose
+// value is ""), which holds a count when a filtered node lacks the key.
+func (x *Index) PodTopologySpreadScores(pod *v1.Pod, filtered []string, requireAllTopologies bool) (scores SpreadScores, skip bool, err error) {
 	if pod == nil {
 		return SpreadScores{}, false, errors.New("placed: nil pod")
 	}
@@ -215,7 +220,7 @@ func (x *Index) PodTopologySpreadScores(pod *v1.Pod, filtered []string) (scores 
 		if !ok || !rec.known {
 			continue
 		}
-		if !carriesKeys(rec.labels, specs) {
+		if requireAllTopologies && !carriesKeys(rec.labels, specs) {
 			scores.IgnoredNodes = append(scores.IgnoredNodes, name)
 			continue
 		}
@@ -240,8 +245,16 @@ func (x *Index) PodTopologySpreadScores(pod *v1.Pod, filtered []string) (scores 
 		// per domain of the one key.
 		for i := range specs {
 			key := specs[i].TopologyKey
-			for v := range scores.Constraints[i].Counts {
-				scores.Constraints[i].Counts[v] = shapes[i].counts[Pair{key, v}]
+			counts := scores.Constraints[i].Counts
+			for v := range counts {
+				counts[v] = shapes[i].counts[Pair{key, v}]
+			}
+			if _, ok := counts[""]; ok && !requireAllTopologies {
+				for name, rec := range x.nodes {
+					if _, has := rec.labels[key]; rec.known && !has {
+						counts[""] += shapes[i].nodeCounts[name]
+					}
+				}
 			}
 		}
 		x.evict()
@@ -249,7 +262,7 @@ func (x *Index) PodTopologySpreadScores(pod *v1.Pod, filtered []string) (scores 
 	}
 	required := nodeaffinity.GetRequiredNodeAffinity(pod)
 	for name, rec := range x.nodes {
-		if !rec.known || !carriesKeys(rec.labels, specs) {
+		if !rec.known || requireAllTopologies && !carriesKeys(rec.labels, specs) {
 			continue
 		}
 		for i := range specs {

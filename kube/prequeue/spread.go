@@ -297,7 +297,7 @@ func (c *spreadCycle) preScore(state fwk.CycleState, pod *v1.Pod, filtered []fwk
 	if err != nil {
 		return nil, err
 	}
-	scores, skip, err := x.PodTopologySpreadScores(pod, names)
+	scores, skip, err := x.PodTopologySpreadScores(pod, names, true)
 	c.view.mu.Unlock()
 	switch {
 	case err != nil:

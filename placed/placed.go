@@ -63,8 +63,9 @@ const DefaultMaxShapes = 4096
 type Option func(*options)
 
 type options struct {
-	lookupNS  index.NamespaceLabels
-	maxShapes int
+	lookupNS        index.NamespaceLabels
+	maxShapes       int
+	taintComparison bool
 }
 
 // WithNamespaceLabels gives the index the labels of namespaces, which
@@ -72,6 +73,14 @@ type options struct {
 // labels.
 func WithNamespaceLabels(fn index.NamespaceLabels) Option {
 	return func(o *options) { o.lookupNS = fn }
+}
+
+// WithTaintComparisonOperators makes spread constraints that honour taints
+// read tolerations with the Gt and Lt operators, as kube-scheduler does
+// under its TaintTolerationComparisonOperators gate (alpha, off by
+// default; without the option such a toleration tolerates nothing).
+func WithTaintComparisonOperators(on bool) Option {
+	return func(o *options) { o.taintComparison = on }
 }
 
 // WithMaxShapes bounds the incoming pods' shapes the index keeps (at least

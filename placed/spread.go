@@ -77,7 +77,7 @@ func (x *Index) PodTopologySpread(pod *v1.Pod) ([]SpreadCounts, error) {
 			continue
 		}
 		for i := range specs {
-			if !included(&specs[i], pod, rec.obj, required) {
+			if !x.included(&specs[i], pod, rec.obj, required) {
 				continue
 			}
 			out[i].Counts[rec.labels[specs[i].TopologyKey]] += int(shapes[i].nodeCounts[name])
@@ -134,8 +134,9 @@ func carriesKeys(labels map[string]string, specs []v1.TopologySpreadConstraint) 
 // included reports whether node passes a constraint's node inclusion
 // policies for pod: its required node affinity and node selector
 // (nodeAffinityPolicy, Honor by default) and its tolerations of the node's
-// NoSchedule and NoExecute taints (nodeTaintsPolicy, Ignore by default).
-func included(c *v1.TopologySpreadConstraint, pod *v1.Pod, node *v1.Node, required nodeaffinity.RequiredNodeAffinity) bool {
+// NoSchedule and NoExecute taints (nodeTaintsPolicy, Ignore by default),
+// with Gt and Lt tolerations under WithTaintComparisonOperators.
+func (x *Index) included(c *v1.TopologySpreadConstraint, pod *v1.Pod, node *v1.Node, required nodeaffinity.RequiredNodeAffinity) bool {
 	if c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor {
 		if match, _ := required.Match(node); !match {
 			return false
@@ -145,7 +146,7 @@ func included(c *v1.TopologySpreadConstraint, pod *v1.Pod, node *v1.Node, requir
 		doNotSchedule := func(t *v1.Taint) bool {
 			return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
 		}
-		if _, untolerated := v1helper.FindMatchingUntoleratedTaint(logr.Discard(), node.Spec.Taints, pod.Spec.Tolerations, doNotSchedule, false); untolerated {
+		if _, untolerated := v1helper.FindMatchingUntoleratedTaint(logr.Discard(), node.Spec.Taints, pod.Spec.Tolerations, doNotSchedule, x.opts.taintComparison); untolerated {
 			return false
 		}
 	}
@@ -268,7 +269,7 @@ func (x *Index) PodTopologySpreadScores(pod *v1.Pod, filtered []string, requireA
 		for i := range specs {
 			counts := scores.Constraints[i].Counts
 			v := rec.labels[specs[i].TopologyKey]
-			if _, ok := counts[v]; ok && included(&specs[i], pod, rec.obj, required) {
+			if _, ok := counts[v]; ok && x.included(&specs[i], pod, rec.obj, required) {
 				counts[v] += shapes[i].nodeCounts[name]
 			}
 		}
@@ -305,7 +306,7 @@ func (x *Index) SpreadChange(counts []SpreadCounts, in, pod *v1.Pod, node *v1.No
 	}
 	required := nodeaffinity.GetRequiredNodeAffinity(in)
 	for i := range specs {
-		if terms.Spread[i].Selector.Matches(pod.Labels) && included(&specs[i], in, node, required) {
+		if terms.Spread[i].Selector.Matches(pod.Labels) && x.included(&specs[i], in, node, required) {
 			counts[i].Counts[node.Labels[specs[i].TopologyKey]] += d
 		}
 	}

@@ -137,18 +137,26 @@
 // but a node reads only its own pairs. One index serves every profile over
 // the same snapshot.
 //
-// The in-tree instance answers instead, counted by Plugins.CycleStats:
-// for a pod of a pod group (its cycle assumes pods into the snapshot
-// without changing generations); when the snapshot cannot be synced; for
-// PodTopologySpread, a pod without constraints of its own whose default
-// constraints count (DoNotSchedule defaults in PreFilter; in PreScore,
-// defaults with a service or controller selecting the pod); and for every
-// cycle when a gate differs from its default (InterPodAffinityHostnameFastPath,
-// TaintTolerationComparisonOperators on; NodeInclusionPolicyInPodTopologySpread,
-// MatchLabelKeysInPodTopologySpread off). The index assumes that every placed pod's
-// namespace exists, as a cluster ensures; the in-tree plugin resolves
-// namespace selectors against the namespaces that exist.
+// PodTopologySpread's default constraints are answered too: for a pod
+// without constraints of its own, the index is asked about the defaults of
+// the extension point's action with the selector the in-tree plugin
+// derives (helper.DefaultSelector over the same listers, when PreFilter and
+// PreScore run), a shape per distinct constraint, selector and namespace
+// that the replicas of a workload share. A pod group's cycle is answered
+// as any other: the group's members assumed into the snapshot are in the
+// index once the next sync diffs them in (see snapshotView). The feature
+// gates are read as the in-tree plugin reads them; only
+// InterPodAffinityHostnameFastPath (alpha, off by default) leaves
+// InterPodAffinity's cycle to the in-tree plugin. Namespace selectors
+// resolve as kube-scheduler resolves them: an incoming pod's selector,
+// other than {}, reaches only namespaces that exist (placed.Index).
 //
+// The in-tree instance answers instead when the snapshot cannot be listed
+// or synced, counted by Plugins.CycleStats and
+// affinityq_cycle_fallbacks_total{reason="sync"}. A nil cycle state, which
+// the framework never passes, gets an Error status (Skip from PreFilter and
+// Success from Filter for a pod whose resize is deferred, as in-tree).
+
 // # Cost and concurrency
 //
 // A pre-hint is one index lookup (see package index: proportional to the

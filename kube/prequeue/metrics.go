@@ -21,7 +21,7 @@ var (
 	}, []string{"plugin"})
 	cycleFallbacksTotal = metrics.NewCounterVec(&metrics.CounterOpts{
 		Name:           "affinityq_cycle_fallbacks_total",
-		Help:           "Extension points a wrapper left to the in-tree plugin, by plugin and reason (pod-group, sync, defaults).",
+		Help:           "Extension points a wrapper left to the in-tree plugin, by plugin and reason (sync: the snapshot could not be listed or synced).",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"plugin", "reason"})
 	placedPods = metrics.NewGauge(&metrics.GaugeOpts{

@@ -2,10 +2,11 @@ package prequeue
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/component-helpers/resource"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -41,6 +42,10 @@ type plugin struct {
 	// answers answers the scheduling cycle's extension points from the
 	// placed index; nil delegates them.
 	answers cycleAnswers
+	// resizeDeferred is the in-tree plugin's
+	// InPlacePodVerticalScalingSchedulerPreemption gate: a pod whose resize
+	// is deferred skips PreFilter and passes Filter, without a cycle state.
+	resizeDeferred bool
 
 	hits sync.Pool // *[]index.Hit[*v1.Pod] lookup buffers
 }
@@ -63,7 +68,13 @@ func (pl *plugin) Name() string { return pl.name }
 // delegates.
 func (pl *plugin) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	pl.tracker.confirm(pod)
-	if c := pl.cycle(pod); c != nil {
+	if noState(state) {
+		if pl.deferred(pod) {
+			return nil, fwk.NewStatus(fwk.Skip)
+		}
+		return nil, pl.noStateStatus("PreFilter")
+	}
+	if c := pl.answers; c != nil {
 		res, status, err := c.preFilter(state, pod)
 		if err == nil {
 			pl.shared.stats.answered(pl.name)
@@ -88,19 +99,27 @@ type cycleAnswers interface {
 	normalize(state fwk.CycleState, scores fwk.NodeScoreList) *fwk.Status
 }
 
-// cycle returns what answers the pod's cycle from the placed index, or nil
-// where the in-tree plugin must: a plugin without one, or a pod of a pod
-// group, whose cycle assumes pods into the snapshot without changing its
-// generations.
-func (pl *plugin) cycle(pod *v1.Pod) cycleAnswers {
-	if pl.answers == nil {
-		return nil
+// noState reports whether state is nil, a nil interface or a nil
+// *framework.CycleState: the framework always passes one, but callers of
+// a plugin's methods (kube-scheduler's own unit tests among them) may not.
+func noState(state fwk.CycleState) bool {
+	if state == nil {
+		return true
 	}
-	if pod.Spec.SchedulingGroup != nil {
-		pl.shared.stats.fellBack(pl.name, fallbackPodGroup)
-		return nil
-	}
-	return pl.answers
+	cs, ok := state.(*framework.CycleState)
+	return ok && cs == nil
+}
+
+// deferred reports whether the in-tree plugin skips pod before it reads
+// the cycle state: its resize is deferred and the gate is on.
+func (pl *plugin) deferred(pod *v1.Pod) bool {
+	return pl.resizeDeferred && resource.IsPodResizeDeferred(pod)
+}
+
+// noStateStatus is the Error an extension point given no cycle state
+// returns.
+func (pl *plugin) noStateStatus(point string) *fwk.Status {
+	return fwk.AsStatus(fmt.Errorf("prequeue: %s %s: nil cycle state", pl.name, point))
 }
 
 // ours returns the state this cycle's PreFilter (preScore false) or
@@ -118,18 +137,10 @@ func (pl *plugin) ours(state fwk.CycleState, preScore bool) (fwk.StateData, bool
 }
 
 // fellBack counts and logs a cycle the in-tree plugin answers because the
-// index could not.
+// index could not: the snapshot could not be listed or synced.
 func (pl *plugin) fellBack(ctx context.Context, err error, msg string) {
-	reason := fallbackSync
-	if errors.Is(err, errDefaultConstraints) {
-		reason = fallbackDefaults
-	}
-	pl.shared.stats.fellBack(pl.name, reason)
-	if reason == fallbackSync {
-		klog.FromContext(ctx).Error(err, msg, "plugin", pl.name)
-	} else {
-		klog.FromContext(ctx).V(4).Info(msg, "plugin", pl.name, "reason", err)
-	}
+	pl.shared.stats.fellBack(pl.name, fallbackSync)
+	klog.FromContext(ctx).Error(err, msg, "plugin", pl.name)
 }
 
 // PreFilterExtensions are the wrapper's when it answers from the index,
@@ -144,6 +155,9 @@ func (pl *plugin) PreFilterExtensions() fwk.PreFilterExtensions {
 // AddPod adds a pod to the cycle's counts (a nominated pod, or preemption
 // putting a victim back).
 func (pl *plugin) AddPod(ctx context.Context, state fwk.CycleState, pod *v1.Pod, p fwk.PodInfo, ni fwk.NodeInfo) *fwk.Status {
+	if noState(state) {
+		return pl.noStateStatus("AddPod")
+	}
 	if _, ok := pl.ours(state, false); ok {
 		return pl.answers.update(state, pod, p, ni, 1)
 	}
@@ -152,14 +166,25 @@ func (pl *plugin) AddPod(ctx context.Context, state fwk.CycleState, pod *v1.Pod,
 
 // RemovePod removes a pod from the cycle's counts (preemption's victims).
 func (pl *plugin) RemovePod(ctx context.Context, state fwk.CycleState, pod *v1.Pod, p fwk.PodInfo, ni fwk.NodeInfo) *fwk.Status {
+	if noState(state) {
+		return pl.noStateStatus("RemovePod")
+	}
 	if _, ok := pl.ours(state, false); ok {
 		return pl.answers.update(state, pod, p, ni, -1)
 	}
 	return pl.inner.PreFilterExtensions().RemovePod(ctx, state, pod, p, ni)
 }
 
-// Filter decides from the cycle's counts, or delegates.
+// Filter decides from the cycle's counts, or delegates. Without a cycle
+// state it answers as the in-tree plugin does before reading one: Success
+// for a pod whose resize is deferred, else an Error.
 func (pl *plugin) Filter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) *fwk.Status {
+	if noState(state) {
+		if pl.deferred(pod) {
+			return nil
+		}
+		return pl.noStateStatus("Filter")
+	}
 	if d, ok := pl.ours(state, false); ok {
 		return pl.answers.filter(d, pod, nodeInfo)
 	}
@@ -168,7 +193,10 @@ func (pl *plugin) Filter(ctx context.Context, state fwk.CycleState, pod *v1.Pod,
 
 // PreScore answers from the placed index, or delegates.
 func (pl *plugin) PreScore(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) *fwk.Status {
-	if c := pl.cycle(pod); c != nil {
+	if noState(state) {
+		return pl.noStateStatus("PreScore")
+	}
+	if c := pl.answers; c != nil {
 		status, err := c.preScore(state, pod, nodes)
 		if err == nil {
 			return status
@@ -180,6 +208,9 @@ func (pl *plugin) PreScore(ctx context.Context, state fwk.CycleState, pod *v1.Po
 
 // Score reads the cycle's topology score, or delegates.
 func (pl *plugin) Score(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
+	if noState(state) {
+		return 0, pl.noStateStatus("Score")
+	}
 	if d, ok := pl.ours(state, true); ok {
 		return pl.answers.score(d, nodeInfo)
 	}
@@ -197,6 +228,9 @@ func (pl *plugin) ScoreExtensions() fwk.ScoreExtensions {
 
 // NormalizeScore normalises the cycle's scores, or delegates.
 func (pl *plugin) NormalizeScore(ctx context.Context, state fwk.CycleState, pod *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
+	if noState(state) {
+		return pl.noStateStatus("NormalizeScore")
+	}
 	if _, ok := pl.ours(state, true); ok {
 		return pl.answers.normalize(state, scores)
 	}

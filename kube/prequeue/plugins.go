@@ -148,7 +148,10 @@ func (p *Plugins) viewFor(h fwk.Handle) (*snapshotView, error) {
 		}
 		return ns.Labels, true
 	}
-	v := newSnapshotView(func() *placed.Index { return placed.New(placed.WithNamespaceLabels(labels)) })
+	taintComparison := p.features().EnableTaintTolerationComparisonOperators
+	v := newSnapshotView(func() *placed.Index {
+		return placed.New(placed.WithNamespaceLabels(labels), placed.WithTaintComparisonOperators(taintComparison))
+	})
 	changed := func(obj any) {
 		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = tomb.Obj
@@ -185,15 +188,12 @@ func (p *Plugins) NewPodTopologySpread(ctx context.Context, args runtime.Object,
 		return nil, err
 	}
 	fts := p.features()
-	if !fts.EnableNodeInclusionPolicyInPodTopologySpread || !fts.EnableMatchLabelKeysInPodTopologySpread || fts.EnableTaintTolerationComparisonOperators {
-		klog.FromContext(ctx).Info("A PodTopologySpread feature gate differs from its default: the in-tree plugin answers the scheduling cycle", "plugin", PodTopologySpreadName)
-		return pl, nil
-	}
 	view, err := p.viewFor(h)
 	if err != nil {
 		return nil, fmt.Errorf("prequeue: %s: %w", PodTopologySpreadName, err)
 	}
 	c := &spreadCycle{view: view, lister: h.SnapshotSharedLister(), defaults: a.DefaultConstraints,
+		matchLabelKeys: fts.EnableMatchLabelKeysInPodTopologySpread, inclusionPolicies: fts.EnableNodeInclusionPolicyInPodTopologySpread,
 		resizeDeferred: fts.EnableInPlacePodVerticalScalingSchedulerPreemption}
 	if a.DefaultingType == config.SystemDefaulting {
 		c.defaults, c.systemDefaulted = systemSpreadDefaults, true
@@ -225,7 +225,8 @@ func (p *Plugins) newPlugin(ctx context.Context, name string, rules index.RuleSe
 		return nil, fmt.Errorf("prequeue: %s: %w", name, err)
 	}
 	t.serve(h.ProfileName())
-	return &plugin{name: name, rules: rules, inner: in, shared: p, tracker: t, handle: h, canNarrow: canNarrow}, nil
+	return &plugin{name: name, rules: rules, inner: in, shared: p, tracker: t, handle: h, canNarrow: canNarrow,
+		resizeDeferred: fts.EnableInPlacePodVerticalScalingSchedulerPreemption}, nil
 }
 
 // selfCheckDue counts a narrowed answer and reports whether WithSelfCheck

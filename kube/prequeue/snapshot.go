@@ -17,17 +17,20 @@ import (
 // snapshotView keeps a placed.Index equal to the scheduler's snapshot of
 // nodes and the pods on them, assumed pods included, which no informer
 // reports before they are bound. Each cycle's PreFilter (and PreScore)
-// syncs it with the snapshot's node list: a NodeInfo whose pointer and
-// generation are those of the last sync is unchanged (the snapshot keeps
-// one NodeInfo per node and bumps its generation on every change); any
-// other has its node and pods diffed into the index. A node the list no
-// longer holds is removed with its pods.
+// syncs it with the snapshot's node list: a NodeInfo whose pointer,
+// generation and pod list length and last pod are those of the last sync
+// is unchanged (the snapshot keeps one NodeInfo per node and bumps its
+// generation on every change but a pod group's assumed members, see
+// viewNode.current); any other has its node and pods diffed into the
+// index. A node the list no longer holds is removed with its pods.
 //
 // Within one scheduling cycle the snapshot does not change (kube-scheduler
 // updates it before PreFilter), so the first sync of a cycle marks the
 // cycle's state (syncedKey) and the cycle's later PreFilter and PreScore
 // calls, of both wrappers, find the index already equal to the snapshot
-// unless another sync came between.
+// unless another sync came between. A pod group's cycle is the exception:
+// the group's members are assumed into the snapshot one after another, so
+// its syncs always walk the node list.
 //
 // mu serialises syncs and the questions asked after them; it is taken
 // before the index's own lock and never held while calling out of the
@@ -55,6 +58,21 @@ type viewNode struct {
 	pods  map[types.UID]*v1.Pod
 	infos []fwk.PodInfo // the NodeInfo's pods as of the last diff, in its order
 	seen  uint64
+}
+
+// current reports whether n holds what ni does: the same NodeInfo at the
+// same generation, with the pod list of the last diff. The list is
+// compared by its length and last PodInfo because a pod group's cycle
+// assumes its members into the snapshot, appending them to their nodes'
+// lists, and forgets them in reverse, without changing the generation
+// (Snapshot.AssumePod, ForgetPod); any other change bumps it.
+func (n *viewNode) current(ni fwk.NodeInfo) bool {
+	if n.info != ni || n.gen != ni.GetGeneration() {
+		return false
+	}
+	pods := ni.GetPods()
+	k := len(pods)
+	return k == len(n.infos) && (k == 0 || pods[k-1] == n.infos[k-1])
 }
 
 func newSnapshotView(newIndex func() *placed.Index) *snapshotView {
@@ -104,7 +122,7 @@ func (v *snapshotView) walk(list []fwk.NodeInfo) error {
 	same := len(list) == len(v.order)
 	for i, ni := range list {
 		if i < len(v.order) {
-			if n := v.order[i]; n != nil && n.info == ni && n.gen == ni.GetGeneration() {
+			if n := v.order[i]; n != nil && n.current(ni) {
 				n.seen = v.epoch
 				continue
 			}
@@ -116,7 +134,7 @@ func (v *snapshotView) walk(list []fwk.NodeInfo) error {
 				n = &viewNode{name: node.Name, pods: map[types.UID]*v1.Pod{}}
 				v.nodes[node.Name] = n
 			}
-			if n.info != ni || n.gen != ni.GetGeneration() {
+			if !n.current(ni) {
 				if err := v.apply(n, ni); err != nil {
 					v.reset()
 					return err
@@ -167,7 +185,9 @@ func (v *snapshotView) walk(list []fwk.NodeInfo) error {
 // its question.
 func (v *snapshotView) syncIndex(state fwk.CycleState, list []fwk.NodeInfo) (*placed.Index, error) {
 	v.mu.Lock()
-	if m, err := readState[*syncMark](state, syncedKey); err == nil && m.current(v, list) {
+	// A pod group's cycle changes the snapshot between its members' cycles,
+	// whose states may be clones of one: it always walks.
+	if m, err := readState[*syncMark](state, syncedKey); err == nil && m.current(v, list) && !state.IsPodGroupSchedulingCycle() {
 		return v.x, nil
 	}
 	if err := v.walk(list); err != nil {

@@ -8,6 +8,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/component-helpers/resource"
@@ -20,13 +21,15 @@ import (
 )
 
 // spreadCycle computes PodTopologySpread's extension points from the
-// placed index for pods with constraints of their own (filtering.go,
-// scoring.go and common.go, with the NodeInclusionPolicyInPodTopologySpread
-// and MatchLabelKeysInPodTopologySpread gates on, as by default; the
-// wrapper delegates otherwise). A pod without constraints gets the default
-// ones: their DoNotSchedule ones are the in-tree plugin's to answer (the
-// wrapper's PreFilter falls back), and their ScheduleAnyway ones too
-// unless no service or controller selects the pod (then PreScore skips).
+// placed index (filtering.go, scoring.go and common.go): for a pod's own
+// constraints, and for the default ones a pod without constraints gets,
+// whose selector is derived from the services, replication controllers,
+// replica sets and stateful sets that select the pod (helper.DefaultSelector,
+// read when PreFilter and PreScore run, as in-tree). The index is asked
+// about the pod as the in-tree plugin counts it (counted): its constraints
+// of the extension point's action with the gates applied, or the defaults
+// with the derived selector, so that the replicas of a workload share one
+// shape per default constraint and a selector that changes is a new shape.
 type spreadCycle struct {
 	view   *snapshotView
 	lister fwk.SharedLister
@@ -38,7 +41,13 @@ type spreadCycle struct {
 	controllers     corelisters.ReplicationControllerLister
 	replicaSets     appslisters.ReplicaSetLister
 	statefulSets    appslisters.StatefulSetLister
-	resizeDeferred  bool // as affinityCycle's
+	// The gates: MatchLabelKeysInPodTopologySpread (a constraint's
+	// matchLabelKeys merged into its selector) and
+	// NodeInclusionPolicyInPodTopologySpread (a constraint's policies read;
+	// off, every constraint honours node affinity and ignores taints).
+	matchLabelKeys    bool
+	inclusionPolicies bool
+	resizeDeferred    bool // as affinityCycle's
 }
 
 // The in-tree plugin's system default constraints (plugin.go).
@@ -97,6 +106,7 @@ type spreadState struct {
 	counts      []placed.SpreadCounts
 	paths       []criticalPaths
 	self        []int         // 1 where the constraint's selector matches the incoming pod
+	counted     *v1.Pod       // the incoming pod as counted (spreadCycle.counted)
 	x           *placed.Index // SpreadChange
 }
 
@@ -148,36 +158,106 @@ func (p *criticalPaths) update(value string, num int) {
 	}
 }
 
+// counted returns pod as the in-tree plugin counts it for the
+// constraints of action: a shallow copy whose constraints are pod's own of
+// action (matchLabelKeys dropped and policies cleared where the gates are
+// off), or, for a pod without constraints, the defaults of action with the
+// derived selector and without matchLabelKeys (the in-tree plugin
+// replaces the selector it merged them into). It returns nil when no
+// constraint applies: none of action, or defaults that no object's selector
+// derives (an empty selector, which the in-tree plugin drops).
+func (c *spreadCycle) counted(pod *v1.Pod, action v1.UnsatisfiableConstraintAction) (*v1.Pod, error) {
+	own := len(pod.Spec.TopologySpreadConstraints) > 0
+	src := pod.Spec.TopologySpreadConstraints
+	if !own {
+		src = c.defaults
+	}
+	var cs []v1.TopologySpreadConstraint
+	for _, sc := range src {
+		if sc.WhenUnsatisfiable != action {
+			continue
+		}
+		if !c.matchLabelKeys {
+			sc.MatchLabelKeys = nil
+		}
+		if !c.inclusionPolicies {
+			sc.NodeAffinityPolicy, sc.NodeTaintsPolicy = nil, nil
+		}
+		cs = append(cs, sc)
+	}
+	if len(cs) == 0 {
+		return nil, nil
+	}
+	if !own {
+		sel := helper.DefaultSelector(pod, c.services, c.controllers, c.replicaSets, c.statefulSets)
+		if sel.Empty() {
+			return nil, nil
+		}
+		ls, err := labelSelectorOf(sel)
+		if err != nil {
+			return nil, err
+		}
+		for i := range cs {
+			cs[i].LabelSelector, cs[i].MatchLabelKeys = ls, nil
+		}
+	}
+	out := *pod
+	out.Spec.TopologySpreadConstraints = cs
+	return &out, nil
+}
+
+// labelSelectorOf returns the LabelSelector that selects what sel does:
+// sel is a default selector, made of label sets and LabelSelectors, whose
+// requirements are all of the operators a LabelSelector has.
+func labelSelectorOf(sel labels.Selector) (*metav1.LabelSelector, error) {
+	reqs, _ := sel.Requirements()
+	ls := &metav1.LabelSelector{}
+	for _, r := range reqs {
+		var op metav1.LabelSelectorOperator
+		switch r.Operator() {
+		case selection.In, selection.Equals, selection.DoubleEquals:
+			op = metav1.LabelSelectorOpIn
+		case selection.NotIn, selection.NotEquals:
+			op = metav1.LabelSelectorOpNotIn
+		case selection.Exists:
+			op = metav1.LabelSelectorOpExists
+		case selection.DoesNotExist:
+			op = metav1.LabelSelectorOpDoesNotExist
+		default:
+			return nil, fmt.Errorf("prequeue: default selector %q: operator %q has no LabelSelector form", sel, r.Operator())
+		}
+		ls.MatchExpressions = append(ls.MatchExpressions, metav1.LabelSelectorRequirement{Key: r.Key(), Operator: op, Values: r.ValuesUnsorted()})
+	}
+	return ls, nil
+}
+
 // preFilter answers PreFilter from the index; a non-nil error is as
-// affinityCycle.preFilter's (the caller falls back), which includes a pod
-// without constraints whose defaults hold DoNotSchedule ones.
+// affinityCycle.preFilter's (the caller falls back).
 func (c *spreadCycle) preFilter(state fwk.CycleState, pod *v1.Pod) (*fwk.PreFilterResult, *fwk.Status, error) {
 	if c.resizeDeferred && resource.IsPodResizeDeferred(pod) {
 		return nil, fwk.NewStatus(fwk.Skip), nil
 	}
-	if len(pod.Spec.TopologySpreadConstraints) == 0 {
-		if slices.ContainsFunc(c.defaults, func(d v1.TopologySpreadConstraint) bool { return d.WhenUnsatisfiable == v1.DoNotSchedule }) {
-			return nil, nil, errDefaultConstraints
-		}
+	counted, err := c.counted(pod, v1.DoNotSchedule)
+	if err != nil {
+		return nil, nil, err
+	}
+	if counted == nil {
 		return nil, fwk.NewStatus(fwk.Skip), nil
 	}
-	cs, err := compileConstraints(pod, v1.DoNotSchedule)
+	cs, err := compileConstraints(counted, v1.DoNotSchedule)
 	if err != nil {
 		return nil, fwk.AsStatus(fmt.Errorf("get constraints from pod: obtaining pod's hard topology spread constraints: %w", err)), nil
-	}
-	if len(cs) == 0 {
-		return nil, fwk.NewStatus(fwk.Skip), nil
 	}
 	x, err := syncView(state, c.view, c.lister)
 	if err != nil {
 		return nil, nil, err
 	}
-	counts, err := x.PodTopologySpread(pod)
+	counts, err := x.PodTopologySpread(counted)
 	c.view.mu.Unlock()
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &spreadState{constraints: cs, counts: counts, paths: make([]criticalPaths, len(cs)), self: make([]int, len(cs)), x: x}
+	s := &spreadState{constraints: cs, counts: counts, paths: make([]criticalPaths, len(cs)), self: make([]int, len(cs)), counted: counted, x: x}
 	for i := range cs {
 		if cs[i].selector.Matches(labels.Set(pod.Labels)) {
 			s.self[i] = 1
@@ -195,8 +275,6 @@ func (c *spreadCycle) keys() (preFilter, preScore fwk.StateKey) {
 	return spreadPreFilterKey, spreadPreScoreKey
 }
 
-var errDefaultConstraints = fmt.Errorf("prequeue: the pod's default constraints hold DoNotSchedule ones, which the index does not model")
-
 // update applies a pod added to (d = 1) or removed from (d = -1) the
 // cycle's view of a node, moving the critical paths of the domains whose
 // counts changed.
@@ -212,7 +290,7 @@ func (c *spreadCycle) update(state fwk.CycleState, pod *v1.Pod, p fwk.PodInfo, n
 			before[i] = s.counts[i].Counts[node.Labels[s.constraints[i].key]]
 		}
 	}
-	if err := s.x.SpreadChange(s.counts, pod, p.GetPod(), node, d); err != nil {
+	if err := s.x.SpreadChange(s.counts, s.counted, p.GetPod(), node, d); err != nil {
 		return fwk.AsStatus(err)
 	}
 	if node == nil {
@@ -264,9 +342,8 @@ type spreadScoreState struct {
 // Clone returns the state itself: Score only reads it.
 func (s *spreadScoreState) Clone() fwk.StateData { return s }
 
-// preScore answers PreScore from the index for a pod with constraints of
-// its own; a pod whose default constraints apply is the in-tree plugin's
-// (the error) unless no service or controller selects it.
+// preScore answers PreScore from the index; a non-nil error is as
+// preFilter's.
 func (c *spreadCycle) preScore(state fwk.CycleState, pod *v1.Pod, filtered []fwk.NodeInfo) (*fwk.Status, error) {
 	all, err := c.lister.NodeInfos().List()
 	if err != nil {
@@ -275,19 +352,16 @@ func (c *spreadCycle) preScore(state fwk.CycleState, pod *v1.Pod, filtered []fwk
 	if len(all) == 0 {
 		return fwk.NewStatus(fwk.Skip), nil
 	}
-	if len(pod.Spec.TopologySpreadConstraints) == 0 {
-		if !slices.ContainsFunc(c.defaults, func(d v1.TopologySpreadConstraint) bool { return d.WhenUnsatisfiable == v1.ScheduleAnyway }) ||
-			helper.DefaultSelector(pod, c.services, c.controllers, c.replicaSets, c.statefulSets).Empty() {
-			return fwk.NewStatus(fwk.Skip), nil
-		}
-		return nil, errDefaultConstraints
+	counted, err := c.counted(pod, v1.ScheduleAnyway)
+	if err != nil {
+		return nil, err
 	}
-	cs, err := compileConstraints(pod, v1.ScheduleAnyway)
+	if counted == nil {
+		return fwk.NewStatus(fwk.Skip), nil
+	}
+	cs, err := compileConstraints(counted, v1.ScheduleAnyway)
 	if err != nil {
 		return fwk.AsStatus(fmt.Errorf("calculating preScoreState: obtaining pod's soft topology spread constraints: %w", err)), nil
-	}
-	if len(cs) == 0 {
-		return fwk.NewStatus(fwk.Skip), nil
 	}
 	names := make([]string, len(filtered))
 	for i, ni := range filtered {
@@ -297,7 +371,9 @@ func (c *spreadCycle) preScore(state fwk.CycleState, pod *v1.Pod, filtered []fwk
 	if err != nil {
 		return nil, err
 	}
-	scores, skip, err := x.PodTopologySpreadScores(pod, names, true)
+	// Only the system defaults score nodes that lack a constraint's key.
+	requireAll := len(pod.Spec.TopologySpreadConstraints) > 0 || !c.systemDefaulted
+	scores, skip, err := x.PodTopologySpreadScores(counted, names, requireAll)
 	c.view.mu.Unlock()
 	switch {
 	case err != nil:

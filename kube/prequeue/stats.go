@@ -3,12 +3,9 @@ package prequeue
 import "sync"
 
 // Why a scheduling cycle's extension point was answered by the in-tree
-// plugin instead of the placed index.
-const (
-	fallbackPodGroup = "pod-group" // the pod belongs to a pod group
-	fallbackSync     = "sync"      // the snapshot could not be listed or synced
-	fallbackDefaults = "defaults"  // PodTopologySpread's default constraints apply and may count
-)
+// plugin instead of the placed index: the snapshot could not be listed or
+// synced (the only reason).
+const fallbackSync = "sync"
 
 // cycleStats counts, per wrapper, the extension points (PreFilter) answered
 // from the placed index and the fallbacks by reason.
@@ -38,7 +35,7 @@ func (s *cycleStats) fellBack(plugin, reason string) {
 
 // CycleStats reports, per wrapper, how many PreFilters the placed index
 // answered, and how many extension points fell back to the in-tree plugin
-// by wrapper and reason ("pod-group", "sync", "defaults").
+// by wrapper and reason ("sync").
 func (p *Plugins) CycleStats() (answered map[string]uint64, fallbacks map[[2]string]uint64) {
 	s := p.stats
 	s.mu.Lock()

@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -44,6 +48,14 @@ type cycleWorld struct {
 	snapshot *internalcache.Snapshot
 	assumed  map[types.UID]bool
 	logger   klog.Logger
+	// The API objects both plug-ins read through the informers: the
+	// namespaces and the objects whose selectors give PodTopologySpread's
+	// default selector, created, changed and deleted through the client.
+	client  *fake.Clientset
+	factory informers.SharedInformerFactory
+	plugins *prequeue.Plugins // whose views hear the namespace events; set by the test
+	objects map[string][]string // the selecting objects' namespace/name, by kind
+	events  uint64              // namespace events the views should have heard
 }
 
 // newCycleWorld returns a scheduler cache and snapshot over gen's model,
@@ -54,22 +66,167 @@ func newCycleWorld(t *testing.T, seed uint64) (*cycleWorld, fwk.Handle, informer
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	w := &cycleWorld{g: newGen(seed), cache: internalcache.New(ctx, nil, false, false), snapshot: internalcache.NewEmptySnapshot(),
-		assumed: map[types.UID]bool{}, logger: klog.FromContext(ctx)}
+		assumed: map[types.UID]bool{}, logger: klog.FromContext(ctx), objects: map[string][]string{}}
 	// A service selecting some pods, from which PodTopologySpread derives
 	// default constraints for pods without their own.
 	objs := []runtime.Object{&v1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns0"}, Spec: v1.ServiceSpec{Selector: map[string]string{"app": "web"}}}}
 	for _, ns := range genNamespaces {
 		objs = append(objs, ns)
 	}
-	factory := informers.NewSharedInformerFactory(fake.NewClientset(objs...), 0)
+	w.client = fake.NewClientset(objs...)
+	w.factory = informers.NewSharedInformerFactory(w.client, 0)
+	// The listers the default selector reads, started with the factory.
+	w.factory.Core().V1().Services().Informer()
+	w.factory.Core().V1().ReplicationControllers().Informer()
+	w.factory.Apps().V1().ReplicaSets().Informer()
+	w.factory.Apps().V1().StatefulSets().Informer()
 	h, err := frameworkruntime.NewFramework(ctx, nil, nil,
 		frameworkruntime.WithSnapshotSharedLister(w.snapshot),
-		frameworkruntime.WithInformerFactory(factory),
+		frameworkruntime.WithInformerFactory(w.factory),
 		frameworkruntime.WithParallelism(1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return w, h, factory
+	return w, h, w.factory
+}
+
+// apiStep, now and then, creates, changes or deletes through the client an
+// object that selects pods (a service, replication controller, replica
+// set or stateful set), or deletes or recreates a namespace (its pods stay,
+// as when a namespace's deletion reaches the scheduler before its pods'),
+// and waits until the informers' listers, and for a namespace the views,
+// have it.
+func (w *cycleWorld) apiStep(t *testing.T) {
+	t.Helper()
+	g := w.g
+	switch {
+	case g.pick(0.25):
+		w.selectingObject(t)
+	case g.pick(0.04):
+		w.namespaceStep(t)
+	}
+}
+
+func (w *cycleWorld) selectingObject(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	g := w.g
+	kind := g.oneOf([]string{"service", "rc", "rs", "ss"})
+	keys := w.objects[kind]
+	var ns, name string
+	del := len(keys) > 0 && g.pick(0.3)
+	if len(keys) > 0 && g.pick(0.6) {
+		i := g.r.IntN(len(keys))
+		ns, name, _ = strings.Cut(keys[i], "/")
+		if del {
+			w.objects[kind] = slices.Delete(keys, i, i+1)
+		}
+	} else {
+		del = false
+		ns, name = g.namespace(), g.name(kind)
+		w.objects[kind] = append(keys, ns+"/"+name)
+	}
+	set := map[string]string{"app": g.oneOf(genApps)}
+	if g.pick(0.3) {
+		set["tier"] = g.oneOf([]string{"front", "back"})
+	}
+	ls := &metav1.LabelSelector{MatchLabels: set}
+	if g.pick(0.4) {
+		ls.MatchExpressions = []metav1.LabelSelectorRequirement{g.requirement()}
+	}
+	meta := metav1.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: fmt.Sprint(g.r.Int64())}
+	var err error
+	var present func() bool
+	switch kind {
+	case "service":
+		obj := &v1.Service{ObjectMeta: meta, Spec: v1.ServiceSpec{Selector: set}}
+		err = apply(ctx, w.client.CoreV1().Services(ns), obj, del)
+		lister := w.factory.Core().V1().Services().Lister().Services(ns)
+		present = func() bool { o, err := lister.Get(name); return seen(o, err, obj, del) }
+	case "rc":
+		obj := &v1.ReplicationController{ObjectMeta: meta, Spec: v1.ReplicationControllerSpec{Selector: set}}
+		err = apply(ctx, w.client.CoreV1().ReplicationControllers(ns), obj, del)
+		lister := w.factory.Core().V1().ReplicationControllers().Lister().ReplicationControllers(ns)
+		present = func() bool { o, err := lister.Get(name); return seen(o, err, obj, del) }
+	case "rs":
+		obj := &appsv1.ReplicaSet{ObjectMeta: meta, Spec: appsv1.ReplicaSetSpec{Selector: ls}}
+		err = apply(ctx, w.client.AppsV1().ReplicaSets(ns), obj, del)
+		lister := w.factory.Apps().V1().ReplicaSets().Lister().ReplicaSets(ns)
+		present = func() bool { o, err := lister.Get(name); return seen(o, err, obj, del) }
+	case "ss":
+		obj := &appsv1.StatefulSet{ObjectMeta: meta, Spec: appsv1.StatefulSetSpec{Selector: ls}}
+		err = apply(ctx, w.client.AppsV1().StatefulSets(ns), obj, del)
+		lister := w.factory.Apps().V1().StatefulSets().Lister().StatefulSets(ns)
+		present = func() bool { o, err := lister.Get(name); return seen(o, err, obj, del) }
+	}
+	if err != nil {
+		t.Fatalf("%s %s/%s: %v", kind, ns, name, err)
+	}
+	waitFor(t, fmt.Sprintf("the %s lister to see %s/%s (deleted %v)", kind, ns, name, del), present)
+}
+
+// client is what apply needs of a typed client.
+type client[T runtime.Object] interface {
+	Create(context.Context, T, metav1.CreateOptions) (T, error)
+	Update(context.Context, T, metav1.UpdateOptions) (T, error)
+	Delete(context.Context, string, metav1.DeleteOptions) error
+}
+
+// apply deletes obj, or creates it, or updates it where it exists.
+func apply[T interface {
+	runtime.Object
+	metav1.Object
+}](ctx context.Context, c client[T], obj T, del bool) error {
+	if del {
+		return c.Delete(ctx, obj.GetName(), metav1.DeleteOptions{})
+	}
+	_, err := c.Update(ctx, obj, metav1.UpdateOptions{})
+	if apierrors.IsNotFound(err) {
+		_, err = c.Create(ctx, obj, metav1.CreateOptions{})
+	}
+	return err
+}
+
+// seen reports whether a lister's answer (o, err) shows obj, or, when del,
+// its deletion.
+func seen[T metav1.Object](o T, err error, obj T, del bool) bool {
+	if del {
+		return apierrors.IsNotFound(err)
+	}
+	return err == nil && o.GetResourceVersion() == obj.GetResourceVersion()
+}
+
+func waitFor(t *testing.T, what string, done func() bool) {
+	t.Helper()
+	for start := time.Now(); !done(); time.Sleep(100 * time.Microsecond) {
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("waited 10 s for %s", what)
+		}
+	}
+}
+
+// namespaceStep deletes one of genNamespaces or creates it again, and
+// waits until the lister and the views have heard it.
+func (w *cycleWorld) namespaceStep(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	ns := genNamespaces[w.g.r.IntN(len(genNamespaces))]
+	lister := w.factory.Core().V1().Namespaces().Lister()
+	_, err := lister.Get(ns.Name)
+	exists := err == nil
+	if exists {
+		err = w.client.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{})
+	} else {
+		_, err = w.client.CoreV1().Namespaces().Create(ctx, ns.DeepCopy(), metav1.CreateOptions{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.events++
+	waitFor(t, fmt.Sprintf("namespace %s (existed %v) to change", ns.Name, exists), func() bool {
+		_, err := lister.Get(ns.Name)
+		return (err == nil) != exists && (w.plugins == nil || w.plugins.ViewNamespaceChanges() >= w.events)
+	})
 }
 
 // step applies one of gen's events to the cache: assigned pods added
@@ -182,8 +339,14 @@ func (w *cycleWorld) incoming() *v1.Pod {
 	if g.pick(0.2) {
 		p.Spec.NodeSelector = map[string]string{v1.LabelTopologyZone: g.oneOf([]string{"z1", "z2"})}
 	}
-	if g.pick(0.3) {
+	switch {
+	case g.pick(0.3):
 		p.Spec.Tolerations = []v1.Toleration{{Key: "dedicated", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}}
+	case g.pick(0.2): // tolerates the nodes' dedicated=5 only with TaintTolerationComparisonOperators
+		p.Spec.Tolerations = []v1.Toleration{{Key: "dedicated", Operator: v1.TolerationOpLt, Value: "9", Effect: v1.TaintEffectNoSchedule}}
+	}
+	if g.pick(0.03) {
+		p.Status.Conditions = []v1.PodCondition{{Type: v1.PodResizePending, Status: v1.ConditionTrue, Reason: v1.PodReasonDeferred}}
 	}
 	if w.g.pick(0.5) {
 		if p.Spec.Affinity == nil {
@@ -191,11 +354,19 @@ func (w *cycleWorld) incoming() *v1.Pod {
 		}
 		addPreferred(w.g, p.Spec.Affinity)
 	}
-	if w.g.pick(0.02) {
-		group := "group"
+	if w.g.pick(0.1) {
+		group := w.g.name("group")
 		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &group}
 	}
 	return p
+}
+
+// member returns another member of a group pod's group.
+func (w *cycleWorld) member(p *v1.Pod) *v1.Pod {
+	m := p.DeepCopy()
+	m.Name = w.g.name("member")
+	m.UID = types.UID("uid-" + m.Name)
+	return m
 }
 
 func statusString(s *fwk.Status) string {
@@ -206,18 +377,19 @@ func statusString(s *fwk.Status) string {
 }
 
 // runCycles runs n scheduling cycles over a random world with both
-// plugins and fails at the first difference: PreFilter's result and
-// status, Filter's status on every node (also after a random sequence of
-// preemption's RemovePod and AddPod and nominated pods' AddPod on a clone
-// of the state), PreScore's status, Score on every node and the
-// normalised scores.
+// plugins and fails at the first difference (compareCycle). A pod of a
+// pod group is scheduled as kube-scheduler schedules a group: each member
+// in a cycle marked as a pod group's, with the members before it assumed
+// into the snapshot (Snapshot.AssumePod, which keeps the NodeInfo
+// generations) and forgotten in reverse once the group is done; a member's
+// cycle state is now and then a clone of the previous member's.
 func runCycles(t *testing.T, seed uint64, n, extensions int, inTree, ours cyclePlugins, w *cycleWorld) {
 	t.Helper()
-	ctx := context.Background()
 	for cycle := range n {
 		for range 1 + w.g.r.IntN(3) {
 			w.step(t)
 		}
+		w.apiStep(t)
 		if err := w.cache.UpdateSnapshot(w.logger, w.snapshot); err != nil {
 			t.Fatal(err)
 		}
@@ -226,82 +398,134 @@ func runCycles(t *testing.T, seed uint64, n, extensions int, inTree, ours cycleP
 			t.Fatal(err)
 		}
 		pod := w.incoming()
-		at := func(what string) string {
-			return fmt.Sprintf("seed %d cycle %d, pod %s/%s, %s", seed, cycle, pod.Namespace, pod.Name, what)
-		}
-		sa, sb := framework.NewCycleState(), framework.NewCycleState()
-		ra, pa := inTree.PreFilter(ctx, sa, pod, nodes)
-		rb, pb := ours.PreFilter(ctx, sb, pod, nodes)
-		if statusString(pa) != statusString(pb) || fmt.Sprint(ra) != fmt.Sprint(rb) {
-			t.Fatalf("%s: PreFilter %v %s, in-tree %v %s", at("PreFilter"), rb, statusString(pb), ra, statusString(pa))
-		}
-		if pa.IsSuccess() {
-			compareFilters(t, at, inTree, ours, sa, sb, pod, nodes)
-			// Preemption and nominated pods: a clone changed by AddPod and
-			// RemovePod, the base left as it was.
-			ca, cb := sa.Clone(), sb.Clone()
-			for i := range w.g.r.IntN(extensions + 1) {
-				if len(nodes) == 0 {
-					break
-				}
-				ni := nodes[w.g.r.IntN(len(nodes))]
-				var pi fwk.PodInfo
-				add := w.g.pick(0.5) || len(ni.GetPods()) == 0
-				if add {
-					p := w.g.assignedPod()
-					p.Spec.NodeName = ni.Node().Name
-					w.decorate(p)
-					if pi, err = framework.NewPodInfo(p); err != nil {
-						continue
-					}
-				} else {
-					pi = ni.GetPods()[w.g.r.IntN(len(ni.GetPods()))]
-				}
-				var xa, xb *fwk.Status
-				if add {
-					xa = inTree.PreFilterExtensions().AddPod(ctx, ca, pod, pi, ni)
-					xb = ours.PreFilterExtensions().AddPod(ctx, cb, pod, pi, ni)
-				} else {
-					xa = inTree.PreFilterExtensions().RemovePod(ctx, ca, pod, pi, ni)
-					xb = ours.PreFilterExtensions().RemovePod(ctx, cb, pod, pi, ni)
-				}
-				if statusString(xa) != statusString(xb) {
-					t.Fatalf("%s: %s, in-tree %s", at(fmt.Sprintf("extension %d (add %v)", i, add)), statusString(xb), statusString(xa))
-				}
-				compareFilters(t, func(s string) string { return at(fmt.Sprintf("after extension %d (add %v), %s", i, add, s)) }, inTree, ours, ca, cb, pod, nodes)
+		if pod.Spec.SchedulingGroup == nil {
+			at := func(what string) string {
+				return fmt.Sprintf("seed %d cycle %d, pod %s/%s, %s", seed, cycle, pod.Namespace, pod.Name, what)
 			}
-			compareFilters(t, func(s string) string { return at("base after extensions, " + s) }, inTree, ours, sa, sb, pod, nodes)
-		}
-		// PreScore and Score are given the nodes that passed Filter: some
-		// of them, which may lack the pairs that counted.
-		var scored []fwk.NodeInfo
-		for _, ni := range nodes {
-			if w.g.pick(0.6) {
-				scored = append(scored, ni)
-			}
-		}
-		qa, qb := inTree.PreScore(ctx, sa, pod, scored), ours.PreScore(ctx, sb, pod, scored)
-		if statusString(qa) != statusString(qb) {
-			t.Fatalf("%s: PreScore %s, in-tree %s", at("PreScore"), statusString(qb), statusString(qa))
-		}
-		if !qa.IsSuccess() {
+			compareCycle(t, at, extensions, inTree, ours, w, framework.NewCycleState(), framework.NewCycleState(), pod, nodes)
 			continue
 		}
-		var la, lb fwk.NodeScoreList
-		for _, ni := range scored {
-			a, xa := inTree.Score(ctx, sa, pod, ni)
-			b, xb := ours.Score(ctx, sb, pod, ni)
-			if a != b || statusString(xa) != statusString(xb) {
-				t.Fatalf("%s: Score %d %s, in-tree %d %s", at("Score on "+ni.Node().Name), b, statusString(xb), a, statusString(xa))
+		var assumed []*v1.Pod
+		var sa, sb fwk.CycleState
+		for i := range 1 + w.g.r.IntN(4) {
+			member := pod
+			if i > 0 {
+				member = w.member(pod)
 			}
-			la = append(la, fwk.NodeScore{Name: ni.Node().Name, Score: a})
-			lb = append(lb, fwk.NodeScore{Name: ni.Node().Name, Score: b})
+			if i > 0 && w.g.pick(0.5) {
+				sa, sb = sa.Clone(), sb.Clone()
+			} else {
+				sa, sb = framework.NewCycleState(), framework.NewCycleState()
+				sa.(*framework.CycleState).SetPodGroupSchedulingCycle(framework.NewCycleState())
+				sb.(*framework.CycleState).SetPodGroupSchedulingCycle(framework.NewCycleState())
+			}
+			at := func(what string) string {
+				return fmt.Sprintf("seed %d cycle %d, group member %d %s/%s (%d assumed), %s", seed, cycle, i, member.Namespace, member.Name, len(assumed), what)
+			}
+			compareCycle(t, at, extensions, inTree, ours, w, sa, sb, member, nodes)
+			if len(nodes) == 0 {
+				break
+			}
+			placed := member.DeepCopy()
+			placed.Spec.NodeName = nodes[w.g.r.IntN(len(nodes))].Node().Name
+			pi, err := framework.NewPodInfo(placed)
+			if err != nil {
+				break // its terms do not parse: the group goes no further
+			}
+			if err := w.snapshot.AssumePod(pi); err != nil {
+				t.Fatal(err)
+			}
+			assumed = append(assumed, placed)
 		}
-		xa := inTree.ScoreExtensions().NormalizeScore(ctx, sa, pod, la)
-		xb := ours.ScoreExtensions().NormalizeScore(ctx, sb, pod, lb)
-		if statusString(xa) != statusString(xb) || !slices.Equal(la, lb) {
-			t.Fatalf("%s: normalised %v %s, in-tree %v %s", at("NormalizeScore"), lb, statusString(xb), la, statusString(xa))
+		for _, p := range slices.Backward(assumed) {
+			if err := w.snapshot.ForgetPod(w.logger, p); err != nil {
+				t.Fatal(err)
+			}
 		}
+	}
+}
+
+// compareCycle runs one scheduling cycle of pod with both plugins, sa the
+// in-tree plugin's state and sb the wrapper's, and fails at the first
+// difference: PreFilter's result and status, Filter's status on every node
+// (also after a random sequence of preemption's RemovePod and AddPod and
+// nominated pods' AddPod on a clone of the state), PreScore's status,
+// Score on every node and the normalised scores.
+func compareCycle(t *testing.T, at func(string) string, extensions int, inTree, ours cyclePlugins, w *cycleWorld, sa, sb fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) {
+	t.Helper()
+	ctx := context.Background()
+	ra, pa := inTree.PreFilter(ctx, sa, pod, nodes)
+	rb, pb := ours.PreFilter(ctx, sb, pod, nodes)
+	if statusString(pa) != statusString(pb) || fmt.Sprint(ra) != fmt.Sprint(rb) {
+		t.Fatalf("%s: PreFilter %v %s, in-tree %v %s", at("PreFilter"), rb, statusString(pb), ra, statusString(pa))
+	}
+	if pa.IsSuccess() {
+		compareFilters(t, at, inTree, ours, sa, sb, pod, nodes)
+		// Preemption and nominated pods: a clone changed by AddPod and
+		// RemovePod, the base left as it was.
+		ca, cb := sa.Clone(), sb.Clone()
+		for i := range w.g.r.IntN(extensions + 1) {
+			if len(nodes) == 0 {
+				break
+			}
+			ni := nodes[w.g.r.IntN(len(nodes))]
+			var pi fwk.PodInfo
+			add := w.g.pick(0.5) || len(ni.GetPods()) == 0
+			if add {
+				p := w.g.assignedPod()
+				p.Spec.NodeName = ni.Node().Name
+				w.decorate(p)
+				var err error
+				if pi, err = framework.NewPodInfo(p); err != nil {
+					continue
+				}
+			} else {
+				pi = ni.GetPods()[w.g.r.IntN(len(ni.GetPods()))]
+			}
+			var xa, xb *fwk.Status
+			if add {
+				xa = inTree.PreFilterExtensions().AddPod(ctx, ca, pod, pi, ni)
+				xb = ours.PreFilterExtensions().AddPod(ctx, cb, pod, pi, ni)
+			} else {
+				xa = inTree.PreFilterExtensions().RemovePod(ctx, ca, pod, pi, ni)
+				xb = ours.PreFilterExtensions().RemovePod(ctx, cb, pod, pi, ni)
+			}
+			if statusString(xa) != statusString(xb) {
+				t.Fatalf("%s: %s, in-tree %s", at(fmt.Sprintf("extension %d (add %v)", i, add)), statusString(xb), statusString(xa))
+			}
+			compareFilters(t, func(s string) string { return at(fmt.Sprintf("after extension %d (add %v), %s", i, add, s)) }, inTree, ours, ca, cb, pod, nodes)
+		}
+		compareFilters(t, func(s string) string { return at("base after extensions, " + s) }, inTree, ours, sa, sb, pod, nodes)
+	}
+	// PreScore and Score are given the nodes that passed Filter: some
+	// of them, which may lack the pairs that counted.
+	var scored []fwk.NodeInfo
+	for _, ni := range nodes {
+		if w.g.pick(0.6) {
+			scored = append(scored, ni)
+		}
+	}
+	qa, qb := inTree.PreScore(ctx, sa, pod, scored), ours.PreScore(ctx, sb, pod, scored)
+	if statusString(qa) != statusString(qb) {
+		t.Fatalf("%s: PreScore %s, in-tree %s", at("PreScore"), statusString(qb), statusString(qa))
+	}
+	if !qa.IsSuccess() {
+		return
+	}
+	var la, lb fwk.NodeScoreList
+	for _, ni := range scored {
+		a, xa := inTree.Score(ctx, sa, pod, ni)
+		b, xb := ours.Score(ctx, sb, pod, ni)
+		if a != b || statusString(xa) != statusString(xb) {
+			t.Fatalf("%s: Score %d %s, in-tree %d %s", at("Score on "+ni.Node().Name), b, statusString(xb), a, statusString(xa))
+		}
+		la = append(la, fwk.NodeScore{Name: ni.Node().Name, Score: a})
+		lb = append(lb, fwk.NodeScore{Name: ni.Node().Name, Score: b})
+	}
+	xa := inTree.ScoreExtensions().NormalizeScore(ctx, sa, pod, la)
+	xb := ours.ScoreExtensions().NormalizeScore(ctx, sb, pod, lb)
+	if statusString(xa) != statusString(xb) || !slices.Equal(la, lb) {
+		t.Fatalf("%s: normalised %v %s, in-tree %v %s", at("NormalizeScore"), lb, statusString(xb), la, statusString(xa))
 	}
 }
 
@@ -316,16 +540,30 @@ func compareFilters(t *testing.T, at func(string) string, inTree, ours cyclePlug
 	}
 }
 
+// startWorld starts the informers and waits until the views have heard
+// the namespaces the client starts with.
+func startWorld(t *testing.T, ctx context.Context, w *cycleWorld, plugins *prequeue.Plugins) {
+	t.Helper()
+	w.factory.Start(ctx.Done())
+	w.factory.WaitForCacheSync(ctx.Done())
+	w.plugins, w.events = plugins, uint64(len(genNamespaces))
+	waitFor(t, "the views to hear the namespaces", func() bool { return plugins.ViewNamespaceChanges() >= w.events })
+}
+
 // TestInterPodAffinityCycles runs the in-tree InterPodAffinity and its
 // wrapper side by side in the same scheduling cycles over random worlds
-// and compares every answer (runCycles).
+// and compares every answer (runCycles), under both values of
+// InPlacePodVerticalScalingSchedulerPreemption, and once with
+// InterPodAffinityHostnameFastPath on (the in-tree plugin answers).
 func TestInterPodAffinityCycles(t *testing.T) {
 	seeds, cycles := 10, 1000
 	if testing.Short() {
 		seeds, cycles = 4, 250
 	}
-	fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
 	for seed := range uint64(seeds) {
+		fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
+		fts.EnableInPlacePodVerticalScalingSchedulerPreemption = seed%2 == 1
+		fts.EnableInterPodAffinityHostnameFastPath = seed == 9
 		args := &config.InterPodAffinityArgs{HardPodAffinityWeight: int32(seed % 3), IgnorePreferredTermsOfExistingPods: seed%4 == 3}
 		w, h, factory := newCycleWorld(t, seed)
 		ctx, cancel := context.WithCancel(context.Background())
@@ -338,41 +576,62 @@ func TestInterPodAffinityCycles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		factory.Start(ctx.Done())
-		factory.WaitForCacheSync(ctx.Done())
+		if !fts.EnableInterPodAffinityHostnameFastPath {
+			startWorld(t, ctx, w, plugins)
+		} else {
+			factory.Start(ctx.Done())
+			factory.WaitForCacheSync(ctx.Done())
+		}
 		runCycles(t, seed, cycles, 3, inTree.(cyclePlugins), ours.(cyclePlugins), w)
 		answered, fallbacks := plugins.CycleStats()
-		if answered[prequeue.InterPodAffinityName] == 0 {
-			t.Errorf("seed %d: no PreFilter answered from the index; fallbacks %v", seed, fallbacks)
+		if len(fallbacks) > 0 || answered[prequeue.InterPodAffinityName] == 0 && !fts.EnableInterPodAffinityHostnameFastPath {
+			t.Errorf("seed %d: %d PreFilters answered from the index; fallbacks %v", seed, answered[prequeue.InterPodAffinityName], fallbacks)
 		}
 		cancel()
 		factory.Shutdown()
 	}
 }
 
+// spreadDefaults are the PodTopologySpread arguments the cycle test runs
+// under: the system defaults, soft and hard list defaults, and a list of
+// both with matchLabelKeys and inclusion policies.
+var spreadDefaults = []*config.PodTopologySpreadArgs{
+	{DefaultingType: config.SystemDefaulting},
+	{DefaultingType: config.ListDefaulting, DefaultConstraints: []v1.TopologySpreadConstraint{
+		{MaxSkew: 2, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: v1.ScheduleAnyway}}},
+	{DefaultingType: config.ListDefaulting, DefaultConstraints: []v1.TopologySpreadConstraint{
+		{MaxSkew: 1, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: v1.DoNotSchedule}}},
+	{DefaultingType: config.ListDefaulting, DefaultConstraints: []v1.TopologySpreadConstraint{
+		{MaxSkew: 1, TopologyKey: v1.LabelHostname, WhenUnsatisfiable: v1.DoNotSchedule, MatchLabelKeys: []string{"version"},
+			NodeTaintsPolicy: ptr.To(v1.NodeInclusionPolicyHonor)},
+		{MaxSkew: 2, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: v1.DoNotSchedule, MinDomains: ptr.To(int32(2)),
+			NodeAffinityPolicy: ptr.To(v1.NodeInclusionPolicyIgnore)},
+		{MaxSkew: 1, TopologyKey: v1.LabelTopologyRegion, WhenUnsatisfiable: v1.ScheduleAnyway}}},
+}
+
 // TestPodTopologySpreadCycles runs the in-tree PodTopologySpread and its
 // wrapper side by side in the same scheduling cycles over random worlds
-// and compares every answer (runCycles), under system defaulting, soft
-// list defaults, and hard list defaults (which the in-tree plugin
-// answers). A clone of the PreFilter state gets one AddPod or RemovePod:
-// after several, the in-tree plugin's smallest domain depends on its map
-// order when domains tie, so that no implementation can match it.
+// and compares every answer (runCycles), under every spreadDefaults and
+// every combination of the gates the plug-in reads:
+// MatchLabelKeysInPodTopologySpread, NodeInclusionPolicyInPodTopologySpread,
+// TaintTolerationComparisonOperators, and
+// InPlacePodVerticalScalingSchedulerPreemption. A clone of the PreFilter
+// state gets one AddPod or RemovePod: after several, the in-tree plugin's
+// smallest domain depends on its map order when domains tie, so that no
+// implementation can match it.
 func TestPodTopologySpreadCycles(t *testing.T) {
-	seeds, cycles := 12, 1000
+	seeds, cycles := 64, 500
 	if testing.Short() {
-		seeds, cycles = 3, 250
+		seeds, cycles = 64, 40
 	}
-	fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
 	for seed := range uint64(seeds) {
-		args := &config.PodTopologySpreadArgs{DefaultingType: config.SystemDefaulting}
-		switch seed % 3 {
-		case 1:
-			args = &config.PodTopologySpreadArgs{DefaultingType: config.ListDefaulting, DefaultConstraints: []v1.TopologySpreadConstraint{
-				{MaxSkew: 2, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: v1.ScheduleAnyway}}}
-		case 2:
-			args = &config.PodTopologySpreadArgs{DefaultingType: config.ListDefaulting, DefaultConstraints: []v1.TopologySpreadConstraint{
-				{MaxSkew: 1, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: v1.DoNotSchedule}}}
-		}
+		fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
+		combo := seed / uint64(len(spreadDefaults))
+		fts.EnableMatchLabelKeysInPodTopologySpread = combo&1 == 0
+		fts.EnableNodeInclusionPolicyInPodTopologySpread = combo&2 == 0
+		fts.EnableTaintTolerationComparisonOperators = combo&4 != 0
+		fts.EnableInPlacePodVerticalScalingSchedulerPreemption = combo&8 != 0
+		args := spreadDefaults[seed%uint64(len(spreadDefaults))]
 		w, h, factory := newCycleWorld(t, 100+seed)
 		ctx, cancel := context.WithCancel(context.Background())
 		inTree, err := podtopologyspread.New(ctx, args, h, fts)
@@ -384,12 +643,11 @@ func TestPodTopologySpreadCycles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		factory.Start(ctx.Done())
-		factory.WaitForCacheSync(ctx.Done())
+		startWorld(t, ctx, w, plugins)
 		runCycles(t, seed, cycles, 1, inTree.(cyclePlugins), ours.(cyclePlugins), w)
 		answered, fallbacks := plugins.CycleStats()
-		if answered[prequeue.PodTopologySpreadName] == 0 {
-			t.Errorf("seed %d: no PreFilter answered from the index; fallbacks %v", seed, fallbacks)
+		if len(fallbacks) > 0 || answered[prequeue.PodTopologySpreadName] == 0 {
+			t.Errorf("seed %d: %d PreFilters answered from the index; fallbacks %v", seed, answered[prequeue.PodTopologySpreadName], fallbacks)
 		}
 		cancel()
 		factory.Shutdown()

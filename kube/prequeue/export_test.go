@@ -49,6 +49,20 @@ func (p *Plugins) ViewWalks() uint64 {
 	return n
 }
 
+// ViewNamespaceChanges returns, for tests, how many namespace events the
+// plug-ins' views have heard.
+func (p *Plugins) ViewNamespaceChanges() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var n uint64
+	for _, v := range p.views {
+		v.mu.Lock()
+		n += v.nsChanges
+		v.mu.Unlock()
+	}
+	return n
+}
+
 // DropLookupHits makes the tracker's index lookups return nothing, for
 // tests of what notices a wrong index.
 func (p *Plugins) DropLookupHits() {

@@ -262,7 +262,7 @@ func (g *gen) next() event {
 			if len(n.Spec.Taints) > 0 {
 				n.Spec.Taints = nil
 			} else {
-				n.Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "x", Effect: v1.TaintEffectNoSchedule}}
+				n.Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "5", Effect: v1.TaintEffectNoSchedule}}
 			}
 		}
 		g.nodes[i] = n

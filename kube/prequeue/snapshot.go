@@ -39,15 +39,16 @@ import (
 type snapshotView struct {
 	newIndex func() *placed.Index
 
-	mu    sync.Mutex
-	x     *placed.Index
-	nodes map[string]*viewNode
-	podAt map[types.UID]*viewNode // the node each pod of the index is on
-	order []*viewNode             // the node list of the last sync, in order
-	epoch uint64                  // syncs; a node seen by the last has seen == epoch
-	reads uint64                  // NodeInfos diffed into the index
-	walks uint64                  // node lists walked: syncs not answered by a cycle's mark
-	stats time.Time               // when the gauges were last set
+	mu        sync.Mutex
+	x         *placed.Index
+	nodes     map[string]*viewNode
+	podAt     map[types.UID]*viewNode // the node each pod of the index is on
+	order     []*viewNode             // the node list of the last sync, in order
+	epoch     uint64                  // syncs; a node seen by the last has seen == epoch
+	reads     uint64                  // NodeInfos diffed into the index
+	walks     uint64                  // node lists walked: syncs not answered by a cycle's mark
+	nsChanges uint64                  // namespace events heard
+	stats     time.Time               // when the gauges were last set
 }
 
 type viewNode struct {
@@ -203,6 +204,7 @@ func (v *snapshotView) syncIndex(state fwk.CycleState, list []fwk.NodeInfo) (*pl
 func (v *snapshotView) namespaceChanged(ns string) {
 	v.mu.Lock()
 	v.x.NamespaceChanged(ns)
+	v.nsChanges++
 	v.mu.Unlock()
 }
 

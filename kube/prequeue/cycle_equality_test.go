@@ -53,7 +53,7 @@ type cycleWorld struct {
 	// default selector, created, changed and deleted through the client.
 	client  *fake.Clientset
 	factory informers.SharedInformerFactory
-	plugins *prequeue.Plugins // whose views hear the namespace events; set by the test
+	plugins *prequeue.Plugins   // whose views hear the namespace events; set by the test
 	objects map[string][]string // the selecting objects' namespace/name, by kind
 	events  uint64              // namespace events the views should have heard
 }

@@ -790,3 +790,81 @@ func TestSyncOnlyWhenPlacedPodsCount(t *testing.T) {
 	}
 	cycle(plain, 3, "a pod without terms, a placed pod with required anti-affinity")
 }
+
+// TestNilCycleState calls the extension points as kube-scheduler's own unit
+// tests may, with a nil cycle state (a nil interface and a nil
+// *framework.CycleState) or an empty one: where the in-tree plugin answers
+// without reading the state (a pod whose resize is deferred), the wrapper
+// answers the same; elsewhere a nil state is an Error, never a panic, and
+// an empty one gets the in-tree plugin's answer.
+func TestNilCycleState(t *testing.T) {
+	deferred := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "deferred", Namespace: "ns0", UID: "deferred"},
+		Status: v1.PodStatus{Conditions: []v1.PodCondition{{Type: v1.PodResizePending, Status: v1.ConditionTrue, Reason: v1.PodReasonDeferred}}}}
+	plain := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "plain", Namespace: "ns0", UID: "plain"}}
+	ni := framework.NewNodeInfo()
+	ni.SetNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{v1.LabelHostname: "n"}}})
+	ctx := context.Background()
+	for _, resize := range []bool{false, true} {
+		fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
+		fts.EnableInPlacePodVerticalScalingSchedulerPreemption = resize
+		_, h, _ := newCycleWorld(t, 1)
+		plugins := prequeue.New(prequeue.WithFeatures(fts))
+		affinity, err := plugins.NewInterPodAffinity(ctx, &config.InterPodAffinityArgs{}, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spread, err := plugins.NewPodTopologySpread(ctx, &config.PodTopologySpreadArgs{DefaultingType: config.SystemDefaulting}, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		affinityIn, err := interpodaffinity.New(ctx, &config.InterPodAffinityArgs{}, h, fts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spreadIn, err := podtopologyspread.New(ctx, &config.PodTopologySpreadArgs{DefaultingType: config.SystemDefaulting}, h, fts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, pl := range []cyclePlugins{affinity.(cyclePlugins), spread.(cyclePlugins)} {
+			inTree := []cyclePlugins{affinityIn.(cyclePlugins), spreadIn.(cyclePlugins)}[i]
+			at := fmt.Sprintf("%s, resize gate %v", pl.Name(), resize)
+			for _, state := range []fwk.CycleState{nil, (*framework.CycleState)(nil)} {
+				if got := pl.Filter(ctx, state, deferred, ni); resize != got.IsSuccess() || !resize && got.Code() != fwk.Error {
+					t.Errorf("%s: Filter(%T nil state, deferred pod) = %s", at, state, statusString(got))
+				}
+				if got := pl.Filter(ctx, state, plain, ni); got.Code() != fwk.Error {
+					t.Errorf("%s: Filter(%T nil state) = %s, want Error", at, state, statusString(got))
+				}
+				if _, got := pl.PreFilter(ctx, state, deferred, nil); resize != got.IsSkip() {
+					t.Errorf("%s: PreFilter(%T nil state, deferred pod) = %s", at, state, statusString(got))
+				}
+				if got := pl.PreScore(ctx, state, plain, []fwk.NodeInfo{ni}); got.Code() != fwk.Error {
+					t.Errorf("%s: PreScore(%T nil state) = %s, want Error", at, state, statusString(got))
+				}
+				if _, got := pl.Score(ctx, state, plain, ni); got.Code() != fwk.Error {
+					t.Errorf("%s: Score(%T nil state) = %s, want Error", at, state, statusString(got))
+				}
+				if got := pl.ScoreExtensions().NormalizeScore(ctx, state, plain, fwk.NodeScoreList{{Name: "n"}}); got.Code() != fwk.Error {
+					t.Errorf("%s: NormalizeScore(%T nil state) = %s, want Error", at, state, statusString(got))
+				}
+				pi, _ := framework.NewPodInfo(plain)
+				if got := pl.PreFilterExtensions().AddPod(ctx, state, plain, pi, ni); got.Code() != fwk.Error {
+					t.Errorf("%s: AddPod(%T nil state) = %s, want Error", at, state, statusString(got))
+				}
+			}
+			if resize {
+				if a, b := inTree.Filter(ctx, nil, deferred, ni), pl.Filter(ctx, nil, deferred, ni); statusString(a) != statusString(b) {
+					t.Errorf("%s: Filter(nil state, deferred pod) = %s, in-tree %s", at, statusString(b), statusString(a))
+				}
+			}
+			empty := framework.NewCycleState()
+			if a, b := inTree.Filter(ctx, empty, plain, ni), pl.Filter(ctx, empty, plain, ni); statusString(a) != statusString(b) {
+				t.Errorf("%s: Filter(empty state) = %s, in-tree %s", at, statusString(b), statusString(a))
+			}
+			_, a := inTree.Score(ctx, empty, plain, ni)
+			if _, b := pl.Score(ctx, empty, plain, ni); statusString(a) != statusString(b) {
+				t.Errorf("%s: Score(empty state) = %s, in-tree %s", at, statusString(b), statusString(a))
+			}
+		}
+	}
+}

@@ -8,7 +8,7 @@ BENCHCOUNT    ?= 6
 BENCH         ?= .
 STATICCHECK   ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: help test vet unit fuzz-short fuzz bench bench-smoke lint tidy-check run kube-test
+.PHONY: help test vet unit fuzz-short fuzz bench bench-smoke lint tidy-check run kube-test upstream-tables
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -72,12 +72,20 @@ KUBE_TESTFLAGS ?= -race -short
 # -trimpath (its kube-apiserver finds its certificate fixtures through its
 # source path).
 kube-test: KUBE_E2E_FLAGS ?= $(if $(filter -race,$(KUBE_TESTFLAGS)),,-short)
-kube-test: etcd ## the kube/ module (k8s.io/kubernetes v1.37.2): vet, tests of feed and prequeue (KUBE_TESTFLAGS: -race -short), bin/kube-scheduler, and its end-to-end test against a kube-apiserver (kube/e2e)
+kube-test: etcd ## the kube/ module (k8s.io/kubernetes v1.37.2): vet, tests of feed and prequeue and upstream's tables through the wrappers (KUBE_TESTFLAGS: -race -short), bin/kube-scheduler, and its end-to-end test against a kube-apiserver (kube/e2e)
 	cd kube && $(GO) vet ./...
-	cd kube && $(GO) test $(KUBE_TESTFLAGS) -count=1 ./feed/... ./prequeue/... ./cmd/...
+	cd kube && $(GO) test $(KUBE_TESTFLAGS) -count=1 ./feed/... ./prequeue/... ./cmd/... ./upstream/...
 	cd kube && $(GO) build -o $(BIN)/kube-scheduler ./cmd/kube-scheduler
 	cd kube && PATH="$(BIN):$$PATH" AFFINITYQ_KUBE_SCHEDULER=$(BIN)/kube-scheduler \
 		$(GO) test $(KUBE_E2E_FLAGS) -count=1 -timeout=20m ./e2e/...
+
+# kube/upstream: kube-scheduler v1.37.2's own unit tests of InterPodAffinity
+# and PodTopologySpread, built from the module cache with the plug-in
+# constructors replaced by prequeue's wrappers (its package documentation
+# says how). kube-test runs it too; its test binaries are built without
+# -race whatever KUBE_TESTFLAGS says.
+upstream-tables: ## kube-scheduler's own InterPodAffinity and PodTopologySpread tests through the wrappers (kube/upstream), with who answered each cycle
+	cd kube && $(GO) test -count=1 -v -run '^TestUpstreamTables$$' ./upstream
 
 # scheduler_perf: kube-scheduler v1.37.2's own harness on affinityq's
 # event-handling workloads (kube/perf), default plug-ins vs affinityq's.

@@ -23,9 +23,10 @@
 // inspect the in-tree plugin's internals, and the tests known to fail
 // through the wrapper. A failure not on the list, or a listed test that
 // passes, fails TestUpstreamTables with the upstream test's output.
-// PodTopologySpread runs twice (see shim.DefaultGates): with the features
-// each test asks for, and with the two gates the wrapper needs turned on
-// where they cannot change the answer.
+// Each package runs twice: as upstream wrote it, and with UIDs given to
+// upstream's pods, which have none and which the placed index needs
+// (-affinityq.cluster, see package shim), so that the index answers every
+// cycle but those of InterPodAffinityHostnameFastPath.
 //
 // Run it alone with
 //

@@ -24,21 +24,10 @@ var skipped = map[string]map[string]string{
 	},
 }
 
-// nilCycleState is why both DeferredResizeSkipped tests fail.
-const nilCycleState = "Filter with a nil CycleState panics: prequeue's plugin.Filter reads the state (plugin.ours) before anything else, " +
-	"where the in-tree plugin first returns Success for a pod whose resize is deferred"
-
 // knownFailingTests are the upstream tests (or subtests, by full name) that
-// fail through the wrapper until prequeue is fixed, per run (see
-// tableRun.name), each with the cause. Empty it as the fixes land: a listed
-// test that passes fails TestUpstreamTables.
-var knownFailingTests = map[string]map[string]string{
-	"interpodaffinity/as-written": {"TestInterPodAffinity_DeferredResizeSkipped": nilCycleState},
-	"interpodaffinity/cluster":    {"TestInterPodAffinity_DeferredResizeSkipped": nilCycleState},
-	// As written, the PodTopologySpread wrapper hands the cycle to the
-	// in-tree plugin (its gates are off), which passes.
-	"podtopologyspread/cluster": {"TestPodTopologySpread_DeferredResizeSkipped": nilCycleState},
-}
+// fail through the wrapper, per run (see tableRun.name), each with the
+// cause: none. A listed test that passes fails TestUpstreamTables.
+var knownFailingTests = map[string]map[string]string{}
 
 func knownFailing(r tableRun) map[string]string {
 	k := knownFailingTests[r.name()]

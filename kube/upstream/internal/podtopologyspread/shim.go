@@ -39,18 +39,13 @@ func New(ctx context.Context, args runtime.Object, h fwk.Handle, fts feature.Fea
 }
 
 // wrapper returns the wrapper of the features the plugin's fields say
-// (tests set them after New) for pod's cycle; with -affinityq.cluster,
-// with PodTopologySpread's gates on where they cannot matter for pod.
+// (tests set them after New) for pod's cycle.
 func (pl *PodTopologySpread) wrapper(ctx context.Context, pod *v1.Pod) *shim.Wrapper {
 	fts := pl.affinityq.Features()
 	fts.EnableNodeInclusionPolicyInPodTopologySpread = pl.enableNodeInclusionPolicyInPodTopologySpread
 	fts.EnableMatchLabelKeysInPodTopologySpread = pl.enableMatchLabelKeysInPodTopologySpread
 	fts.EnableTaintTolerationComparisonOperators = pl.enableTaintTolerationComparisonOperators
 	fts.EnableInPlacePodVerticalScalingSchedulerPreemption = pl.enableInPlacePodVerticalScalingSchedulerPreemption
-	if shim.Cluster() && pod != nil && shim.SpreadGatesNeutral(pod, pl.defaultConstraints) {
-		fts.EnableNodeInclusionPolicyInPodTopologySpread = true
-		fts.EnableMatchLabelKeysInPodTopologySpread = true
-	}
 	return pl.affinityq.Wrapper(ctx, shim.PodTopologySpread, fts, func() runtime.Object {
 		args := &config.PodTopologySpreadArgs{DefaultingType: config.ListDefaulting, DefaultConstraints: pl.defaultConstraints}
 		if pl.systemDefaulted {

@@ -37,21 +37,14 @@ import (
 )
 
 // cluster is the test binary's -affinityq.cluster flag: make the test's
-// world look like a cluster's where upstream's tables are written in ways
-// that make the wrapper hand every cycle to the in-tree plugin without
-// changing what the in-tree plugin answers:
-//
-//   - pods without a UID (most of upstream's) are given one, derived from
-//     the object's address: kube-apiserver gives every pod one, the placed
-//     index keys pods by it, and the wrapper falls back to the in-tree
-//     plugin ("sync") for a snapshot holding a pod without one; the in-tree
-//     plugins never read UIDs;
-//   - PodTopologySpread's NodeInclusionPolicyInPodTopologySpread and
-//     MatchLabelKeysInPodTopologySpread (on by default in kube-scheduler,
-//     off in upstream's tables, which use feature.Features{}) are turned on
-//     for the cycles of pods whose constraints make them irrelevant (see
-//     SpreadGatesNeutral): the wrapper answers no cycle while either is off.
-var cluster = flag.Bool("affinityq.cluster", false, "give pods UIDs and turn on PodTopologySpread's default gates where neither changes the in-tree answers (see package shim)")
+// world look like a cluster's where upstream's tables are written in a way
+// that makes the wrapper hand the cycle to the in-tree plugin without
+// changing what the in-tree plugin answers: pods without a UID (most of
+// upstream's) are given one, derived from the object's address.
+// kube-apiserver gives every pod one, the placed index keys pods by it, and
+// the wrapper falls back to the in-tree plugin ("sync") for a snapshot
+// holding a pod without one; the in-tree plugins never read UIDs.
+var cluster = flag.Bool("affinityq.cluster", false, "give pods UIDs, which the in-tree plugins never read (see package shim)")
 
 // Cluster reports whether -affinityq.cluster is set.
 func Cluster() bool { return *cluster }
@@ -180,23 +173,3 @@ type withFactory struct {
 }
 
 func (h withFactory) SharedInformerFactory() informers.SharedInformerFactory { return h.f }
-
-// SpreadGatesNeutral reports whether NodeInclusionPolicyInPodTopologySpread
-// and MatchLabelKeysInPodTopologySpread cannot change the in-tree
-// PodTopologySpread's answers for pod: none of the constraints that apply
-// (the pod's, else the defaults) sets nodeAffinityPolicy, nodeTaintsPolicy
-// or matchLabelKeys. With the first off, the in-tree plugin filters nodes
-// by the pod's required node affinity, as the default policies do with it
-// on; with the second off, it ignores matchLabelKeys.
-func SpreadGatesNeutral(pod *v1.Pod, defaults []v1.TopologySpreadConstraint) bool {
-	cs := pod.Spec.TopologySpreadConstraints
-	if len(cs) == 0 {
-		cs = defaults
-	}
-	for _, c := range cs {
-		if c.NodeAffinityPolicy != nil || c.NodeTaintsPolicy != nil || len(c.MatchLabelKeys) > 0 {
-			return false
-		}
-	}
-	return true
-}

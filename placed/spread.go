@@ -89,16 +89,27 @@ func (x *Index) PodTopologySpread(pod *v1.Pod) ([]SpreadCounts, error) {
 
 // everyNodeEligible reports whether every node that carries the
 // constraints' keys passes their inclusion policies, and they have one
-// key: the pod has no node selector or required node affinity, or no
-// constraint honours them, and no constraint honours taints. Then the
-// constraints' domains are the values of their key, the common case.
+// key: then the constraints' domains are the values of their key, the
+// common case.
 func everyNodeEligible(pod *v1.Pod, specs []v1.TopologySpreadConstraint) bool {
+	for i := range specs {
+		if specs[i].TopologyKey != specs[0].TopologyKey {
+			return false
+		}
+	}
+	return policiesPassEveryNode(pod, specs)
+}
+
+// policiesPassEveryNode reports whether every node passes the constraints'
+// inclusion policies: the pod has no node selector or required node
+// affinity, or no constraint honours them, and no constraint honours
+// taints.
+func policiesPassEveryNode(pod *v1.Pod, specs []v1.TopologySpreadConstraint) bool {
 	a := pod.Spec.Affinity
 	nodeRules := len(pod.Spec.NodeSelector) > 0 || a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil
 	for i := range specs {
 		c := &specs[i]
-		if c.TopologyKey != specs[0].TopologyKey ||
-			nodeRules && (c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor) ||
+		if nodeRules && (c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor) ||
 			c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor {
 			return false
 		}
@@ -241,9 +252,11 @@ func (x *Index) PodTopologySpreadScores(pod *v1.Pod, filtered []string, requireA
 		}
 		scores.Constraints[i].NormalizingWeight = math.Log(float64(domains + 2))
 	}
-	if everyNodeEligible(pod, specs) {
+	if !requireAllTopologies && policiesPassEveryNode(pod, specs) || everyNodeEligible(pod, specs) {
 		// Every node of a domain counts, and the shapes keep their counts
-		// per domain of the one key.
+		// per domain of the constraint's key: each constraint counts the
+		// nodes carrying its key when no node need carry the others', or
+		// when they share it.
 		for i := range specs {
 			key := specs[i].TopologyKey
 			counts := scores.Constraints[i].Counts

@@ -464,8 +464,10 @@ func requiredAntiAffinityTerms(p *v1.Pod) []v1.PodAffinityTerm {
 // the pod that owns it.
 type affinityTerm struct {
 	topologyKey string
-	// selector is the term's labelSelector with the owner's matchLabelKeys
-	// and mismatchLabelKeys requirements added.
+	// selector is the term's labelSelector as stored: kube-scheduler
+	// v1.37.2's GetAffinityTerms does not read matchLabelKeys or
+	// mismatchLabelKeys, which the API server merged into the labelSelector
+	// when the pod was created.
 	selector labels.Selector
 	// namespaces is the term's namespaces list, or the owner's namespace when
 	// the term has neither a list nor a namespaceSelector.
@@ -493,12 +495,6 @@ func compileAffinityTerm(owner *v1.Pod, term v1.PodAffinityTerm) (affinityTerm, 
 	if err != nil {
 		return affinityTerm{}, err
 	}
-	if sel, err = withOwnerLabelKeys(sel, owner.Labels, term.MatchLabelKeys, selection.In); err != nil {
-		return affinityTerm{}, err
-	}
-	if sel, err = withOwnerLabelKeys(sel, owner.Labels, term.MismatchLabelKeys, selection.NotIn); err != nil {
-		return affinityTerm{}, err
-	}
 	t := affinityTerm{topologyKey: term.TopologyKey, selector: sel, namespaces: term.Namespaces}
 	switch {
 	case term.NamespaceSelector != nil:
@@ -511,17 +507,18 @@ func compileAffinityTerm(owner *v1.Pod, term v1.PodAffinityTerm) (affinityTerm, 
 	return t, nil
 }
 
-// withOwnerLabelKeys adds `key op (owner's value)` to sel for each listed key
-// the owner carries; keys it lacks are ignored. The requirements are built
-// even when sel is labels.Nothing() (a nil labelSelector), which stays
-// matching nothing; a requirement that fails to build is an error.
-func withOwnerLabelKeys(sel labels.Selector, owner map[string]string, keys []string, op selection.Operator) (labels.Selector, error) {
+// withMatchLabelKeys adds `key In (owner's value)` to sel for each of a
+// spread constraint's matchLabelKeys the owner carries; keys it lacks are
+// ignored. The requirements are built even when sel is labels.Nothing() (a
+// nil labelSelector), which stays matching nothing; a requirement that fails
+// to build is an error.
+func withMatchLabelKeys(sel labels.Selector, owner map[string]string, keys []string) (labels.Selector, error) {
 	for _, key := range keys {
 		value, ok := owner[key]
 		if !ok {
 			continue
 		}
-		req, err := labels.NewRequirement(key, op, []string{value})
+		req, err := labels.NewRequirement(key, selection.In, []string{value})
 		if err != nil {
 			return nil, err
 		}
@@ -599,7 +596,7 @@ func compileSpread(p *v1.Pod) ([]spreadConstraint, error) {
 		}
 		sel, err := metav1.LabelSelectorAsSelector(c.LabelSelector)
 		if err == nil {
-			sel, err = withOwnerLabelKeys(sel, p.Labels, c.MatchLabelKeys, selection.In)
+			sel, err = withMatchLabelKeys(sel, p.Labels, c.MatchLabelKeys)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("fuzz: topology spread constraint %d: %w", i, err)

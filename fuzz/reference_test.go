@@ -333,12 +333,14 @@ var assignedPodCases = []referenceCase{
 		want:    none,
 	},
 	{
-		name:    "symmetry: the deleted pod's anti-affinity uses its own mismatchLabelKeys",
+		// kube-scheduler reads the stored labelSelector; the API server
+		// merged the keys into it when the pod was created.
+		name:    "symmetry: the deleted pod's anti-affinity does not merge its mismatchLabelKeys",
 		pending: []*v1.Pod{pod("same", lbl("app", "web", "tenant", "t1")), pod("diff", lbl("app", "web", "tenant", "t2"))},
 		event: deletePod(pod("q", lbl("tenant", "t1"), onNode("n1"), antiAffinity(v1.PodAffinityTerm{
 			TopologyKey: hostname, LabelSelector: selector(in("app", "web")), MismatchLabelKeys: []string{"tenant"},
 		}))),
-		want: map[types.UID]Effect{"diff": ipaBoth},
+		want: map[types.UID]Effect{"same": ipaBoth, "diff": ipaBoth},
 	},
 	{
 		name:    "symmetry: a deleted pod whose anti-affinity fails to compile contributes nothing",
@@ -467,7 +469,9 @@ var assignedPodCases = []referenceCase{
 		want:  map[types.UID]Effect{"listed": ipaBoth},
 	},
 	{
-		name: "matchLabelKeys: equal value matches, other value and missing key on the pending pod",
+		// The stored labelSelector alone: the API server merged the keys
+		// into it at creation, and kube-scheduler does not merge them again.
+		name: "matchLabelKeys is not merged: every value of the pending pod's key matches",
 		pending: []*v1.Pod{
 			pod("same", lbl("hash", "v1"), affinity(v1.PodAffinityTerm{TopologyKey: zone, LabelSelector: selector(exists("app")), MatchLabelKeys: []string{"hash"}})),
 			pod("other", lbl("hash", "v2"), affinity(v1.PodAffinityTerm{TopologyKey: zone, LabelSelector: selector(exists("app")), MatchLabelKeys: []string{"hash"}})),
@@ -475,17 +479,28 @@ var assignedPodCases = []referenceCase{
 			pod("nil-selector", lbl("hash", "v1"), affinity(v1.PodAffinityTerm{TopologyKey: zone, MatchLabelKeys: []string{"hash"}})),
 		},
 		event: addPod(pod("q", lbl("app", "web", "hash", "v1"), onNode("n1"))),
-		want:  map[types.UID]Effect{"same": ipaBoth, "lacks": ipaBoth},
+		want:  map[types.UID]Effect{"same": ipaBoth, "other": ipaBoth, "lacks": ipaBoth},
 	},
 	{
-		name: "mismatchLabelKeys: equal value excluded, other value and missing key match",
+		name: "mismatchLabelKeys is not merged: the equal value matches too",
 		pending: []*v1.Pod{
 			pod("same", lbl("tenant", "t1"), antiAffinity(v1.PodAffinityTerm{TopologyKey: zone, LabelSelector: selector(exists("app")), MismatchLabelKeys: []string{"tenant"}})),
 			pod("other", lbl("tenant", "t2"), antiAffinity(v1.PodAffinityTerm{TopologyKey: zone, LabelSelector: selector(exists("app")), MismatchLabelKeys: []string{"tenant"}})),
 			pod("lacks", nil, antiAffinity(v1.PodAffinityTerm{TopologyKey: zone, LabelSelector: selector(exists("app")), MismatchLabelKeys: []string{"tenant"}})),
 		},
 		event: deletePod(pod("q", lbl("app", "web", "tenant", "t1"), onNode("n1"))),
-		want:  map[types.UID]Effect{"other": ipaBoth, "lacks": ipaBoth},
+		want:  map[types.UID]Effect{"same": ipaBoth, "other": ipaBoth, "lacks": ipaBoth},
+	},
+	{
+		// The pending pod was created at version 1 and relabelled since, or
+		// built by hand: its stored selector is app In [a] alone, which the
+		// deleted pod at version 2 matches.
+		name: "matchLabelKeys is not merged: a deleted pod of another version unblocks the anti-affinity",
+		pending: []*v1.Pod{pod("p", lbl("app", "a", "version", "1"), antiAffinity(v1.PodAffinityTerm{
+			TopologyKey: zone, LabelSelector: selector(in("app", "a")), MatchLabelKeys: []string{"version"},
+		}))},
+		event: deletePod(pod("q", lbl("app", "a", "version", "2"), onNode("n1"))),
+		want:  map[types.UID]Effect{"p": ipaBoth},
 	},
 	{
 		name:    "preferred terms are ignored",
@@ -500,10 +515,11 @@ var assignedPodCases = []referenceCase{
 		want:    map[types.UID]Effect{"bad-affinity": ipaBoth},
 	},
 	{
-		name:    "invalid matchLabelKeys value: affected as an affinity error",
+		// The keys are not read, so the value they name is never validated.
+		name:    "matchLabelKeys naming an invalid value of the pod's labels: no affinity error",
 		pending: []*v1.Pod{pod("p", lbl("hash", "not a valid value!"), affinity(v1.PodAffinityTerm{TopologyKey: zone, LabelSelector: selector(exists("app")), MatchLabelKeys: []string{"hash"}}))},
 		event:   deletePod(pod("q", nil, onNode("n1"))),
-		want:    map[types.UID]Effect{"p": ipaBoth},
+		want:    none,
 	},
 	{
 		name: "invalid namespaceSelector: affected as an affinity error",

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"maps"
 	"slices"
 	"sync/atomic"
 
@@ -15,8 +14,8 @@ import (
 // pods on separate hosts) needs its terms compiled, for the symmetric rule,
 // and the replicas of one workload have equal terms. An Index keeps the
 // terms it compiled for recent assigned pods in a small direct-mapped cache,
-// by the hash of what they are compiled from (the pod's namespace, its
-// anti-affinity terms, and its labels when a term reads them through
+// by the hash of what they are compiled from (the pod's namespace and its
+// anti-affinity terms; not its labels, as matcher does not merge a term's
 // matchLabelKeys or mismatchLabelKeys), so that a lookup compiles them only
 // for a spec it has not seen lately. Each entry holds a copy of what it was
 // compiled from, compared exactly, so a hash collision or a pod modified
@@ -33,11 +32,10 @@ type antiCache struct {
 }
 
 type antiEntry struct {
-	hash   uint64
-	ns     string
-	labels map[string]string // nil unless a term reads the pod's labels
-	anti   []v1.PodAffinityTerm
-	terms  []matcher.Term
+	hash  uint64
+	ns    string
+	anti  []v1.PodAffinityTerm
+	terms []matcher.Term
 }
 
 // compile returns pod's compiled required anti-affinity terms, as
@@ -51,22 +49,12 @@ func (c *antiCache) compile(pod *v1.Pod) []matcher.Term {
 	if len(anti) == 0 || c == nil {
 		return matcher.CompileRequiredAntiAffinity(pod)
 	}
-	withLabels := slices.ContainsFunc(anti, func(t v1.PodAffinityTerm) bool {
-		return len(t.MatchLabelKeys)+len(t.MismatchLabelKeys) > 0
-	})
 	h := hashTerms(strHash(pod.Namespace), anti)
-	if withLabels {
-		h = mix(h, mapHash(pod.Labels))
-	}
 	slot := &c.slots[h%antiSlots]
-	if e := slot.Load(); e != nil && e.hash == h && e.ns == pod.Namespace &&
-		(!withLabels || maps.Equal(e.labels, pod.Labels)) && slices.EqualFunc(e.anti, anti, sameTerm) {
+	if e := slot.Load(); e != nil && e.hash == h && e.ns == pod.Namespace && slices.EqualFunc(e.anti, anti, sameTerm) {
 		return e.terms
 	}
 	e := &antiEntry{hash: h, ns: pod.Namespace, terms: matcher.CompileRequiredAntiAffinity(pod)}
-	if withLabels {
-		e.labels = maps.Clone(pod.Labels)
-	}
 	e.anti = make([]v1.PodAffinityTerm, len(anti))
 	for i := range anti {
 		anti[i].DeepCopyInto(&e.anti[i])

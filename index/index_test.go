@@ -417,3 +417,72 @@ func TestVerdictsReadThePod(t *testing.T) {
 		}
 	}
 }
+
+// TestAffinityTermsReadTheStoredSelector indexes pending pods created at
+// version 1 whose terms name version in matchLabelKeys or mismatchLabelKeys
+// and whose stored labelSelector is app In [a] alone (a pod relabelled since
+// its creation, or built by hand): an assigned pod app=a,version=2 matches
+// the affinity and anti-affinity terms, as kube-scheduler v1.37.2 reads the
+// stored selector, and does not match the spread constraint, whose
+// matchLabelKeys PodTopologySpread merges.
+func TestAffinityTermsReadTheStoredSelector(t *testing.T) {
+	appA := sel(in("app", "a"))
+	keyed := func(keys, mismatch []string) v1.PodAffinityTerm {
+		return v1.PodAffinityTerm{LabelSelector: appA, TopologyKey: "zone", MatchLabelKeys: keys, MismatchLabelKeys: mismatch}
+	}
+	version := []string{"version"}
+	own := withLabels(map[string]string{"app": "a", "version": "1"})
+	spread := pod("spread", own, withSpread("zone", appA))
+	spread.Spec.TopologySpreadConstraints[0].MatchLabelKeys = version
+	pending := []*v1.Pod{
+		pod("anti", own, withAnti(keyed(version, nil))),
+		pod("anti-mismatch", own, withAnti(keyed(nil, version))),
+		pod("affinity", own, withAffinity(keyed(version, nil))),
+		spread,
+	}
+	ix := New[any]()
+	for _, p := range pending {
+		if err := ix.Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// names lists the pods hit under Transition (kube-scheduler's queueing
+	// hints) and those hit under Relation.
+	names := func(hits []Hit[any]) (tr, rel []string) {
+		for _, h := range hits {
+			if h.Transition != 0 {
+				tr = append(tr, h.Pod.Name)
+			}
+			rel = append(rel, h.Pod.Name)
+		}
+		slices.Sort(tr)
+		slices.Sort(rel)
+		return tr, rel
+	}
+	for _, tc := range []struct {
+		version        string
+		deleted, added []string // the pods hit under Transition when such an assigned pod is deleted, added
+		related        []string // the pods hit under Relation, either way
+	}{
+		// A deletion hits "affinity" too: the pending pod matches its own
+		// term, and with no pod left matching it the term is satisfiable.
+		{"2", []string{"affinity", "anti", "anti-mismatch"}, []string{"affinity"}, []string{"affinity", "anti", "anti-mismatch"}},
+		{"1", []string{"affinity", "anti", "anti-mismatch", "spread"}, []string{"affinity", "spread"}, []string{"affinity", "anti", "anti-mismatch", "spread"}},
+	} {
+		q := pod("q", onNode("n1"), withLabels(map[string]string{"app": "a", "version": tc.version}))
+		for _, ev := range []struct {
+			what string
+			hits []Hit[any]
+			want []string
+		}{
+			{"deleted", ix.AssignedPodDeleted(nil, q), tc.deleted},
+			{"added", ix.AssignedPodAdded(nil, q), tc.added},
+		} {
+			tr, rel := names(ev.hits)
+			if !slices.Equal(tr, ev.want) || !slices.Equal(rel, tc.related) {
+				t.Errorf("an assigned pod app=a,version=%s %s affects %v (Relation %v), want %v (Relation %v)",
+					tc.version, ev.what, tr, rel, ev.want, tc.related)
+			}
+		}
+	}
+}

@@ -154,8 +154,6 @@ func hashTerms(h uint64, ts []v1.PodAffinityTerm) uint64 {
 		h = hashSelector(h, t.LabelSelector)
 		h = hashStrings(h, t.Namespaces)
 		h = hashSelector(h, t.NamespaceSelector)
-		h = hashStrings(h, t.MatchLabelKeys)
-		h = hashStrings(h, t.MismatchLabelKeys)
 	}
 	return h
 }
@@ -217,10 +215,13 @@ func requiredTerms(pod *v1.Pod) (aff, anti []v1.PodAffinityTerm) {
 	return aff, anti
 }
 
+// sameTerm compares the fields of an affinity term that matcher compiles: a
+// term's matchLabelKeys and mismatchLabelKeys are not among them (as in
+// kube-scheduler v1.37.2, the selector is the stored labelSelector alone),
+// so terms differing only there compile equal and share.
 func sameTerm(a, b v1.PodAffinityTerm) bool {
 	return a.TopologyKey == b.TopologyKey && sameSelector(a.LabelSelector, b.LabelSelector) &&
-		slices.Equal(a.Namespaces, b.Namespaces) && sameSelector(a.NamespaceSelector, b.NamespaceSelector) &&
-		slices.Equal(a.MatchLabelKeys, b.MatchLabelKeys) && slices.Equal(a.MismatchLabelKeys, b.MismatchLabelKeys)
+		slices.Equal(a.Namespaces, b.Namespaces) && sameSelector(a.NamespaceSelector, b.NamespaceSelector)
 }
 
 func sameSpread(a, b v1.TopologySpreadConstraint) bool {

@@ -8,7 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// sourcePod is a pod using every field of a source.
+// sourcePod is a pod using every field of a source, and an affinity term's
+// matchLabelKeys and mismatchLabelKeys, which are not part of it.
 func sourcePod(name string) *v1.Pod {
 	aff := v1.PodAffinityTerm{
 		LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}, MatchExpressions: []metav1.LabelSelectorRequirement{in("tier", "a", "b")}},
@@ -49,8 +50,6 @@ func TestSameSource(t *testing.T) {
 		"expression values":   func(p *v1.Pod) { affTerm(p).LabelSelector.MatchExpressions[0].Values = []string{"a"} },
 		"namespaces":          func(p *v1.Pod) { affTerm(p).Namespaces = []string{"default"} },
 		"namespace selector":  func(p *v1.Pod) { affTerm(p).NamespaceSelector = nil },
-		"matchLabelKeys":      func(p *v1.Pod) { affTerm(p).MatchLabelKeys = nil },
-		"mismatchLabelKeys":   func(p *v1.Pod) { affTerm(p).MismatchLabelKeys = []string{"hash"} },
 		"one more affinity term": func(p *v1.Pod) {
 			p.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(p.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, term("zone", nil))
 		},
@@ -82,6 +81,10 @@ func TestSameSource(t *testing.T) {
 		},
 		"annotations":      func(p *v1.Pod) { p.Annotations = map[string]string{"a": "b"} },
 		"nil vs empty map": func(p *v1.Pod) { spread(p).LabelSelector.MatchLabels = map[string]string{} },
+		// matcher compiles an affinity term from its stored labelSelector
+		// alone, as kube-scheduler does: these keys change no rule.
+		"affinity matchLabelKeys":    func(p *v1.Pod) { affTerm(p).MatchLabelKeys = nil },
+		"affinity mismatchLabelKeys": func(p *v1.Pod) { affTerm(p).MismatchLabelKeys = []string{"hash"} },
 	}
 	for name, change := range same {
 		t.Run(name, func(t *testing.T) {

@@ -18,10 +18,15 @@
 // "matcher: …" and wrap apimachinery's.
 //
 // A pending pod's terms (CompileTerms) carry their kind, weight, topology key,
-// namespace scope and selector, with matchLabelKeys / mismatchLabelKeys merged
-// from the pod's own labels. A term that fails to compile is kept, marked with
-// its error and matching nothing, so that callers can keep its pod in a list
-// they always check instead of dropping it.
+// namespace scope and selector. An affinity or anti-affinity term's selector
+// is its labelSelector as stored: kube-scheduler v1.37.2 never reads a term's
+// matchLabelKeys / mismatchLabelKeys, which the API server merged into the
+// labelSelector when the pod was created, so a pod relabelled since keeps the
+// selector it was created with. A spread constraint's selector has its
+// matchLabelKeys merged from the pod's own labels, as PodTopologySpread
+// merges them. A term that fails to compile is kept, marked with its error
+// and matching nothing, so that callers can keep its pod in a list they
+// always check instead of dropping it.
 //
 // # Cost model
 //

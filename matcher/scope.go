@@ -41,7 +41,7 @@ func compileScope(c *podCompiler, names []string, nsSelector *metav1.LabelSelect
 	case len(names) == 1 && nsSelector == nil:
 		return namespaceScope(names[0]), nil
 	}
-	sel, err := termSelector(c, nsSelector, nil, nil)
+	sel, err := termSelector(c, nsSelector, nil)
 	if err != nil {
 		return Scope{}, err
 	}

@@ -137,21 +137,21 @@ func Nothing() Selector { return Selector{} }
 // Exists/DoesNotExist with values, invalid key or value). Errors are prefixed
 // "matcher: " and wrap apimachinery's.
 func CompileSelector(ls *metav1.LabelSelector) (Selector, error) {
-	return termSelector(&podCompiler{}, ls, nil, nil)
+	return termSelector(&podCompiler{}, ls, nil)
 }
 
-// termSelector compiles ls ANDed with a requirement per key of match (In
-// the pod's own value) and of mismatch (NotIn it) that the pod's labels
-// carry, as kube-scheduler merges matchLabelKeys and mismatchLabelKeys. The
-// requirements and their values come from c's arenas. A nil ls stays
-// Nothing, though its keys are still validated; {} without keys is
+// termSelector compiles ls ANDed with a requirement `key In (the pod's own
+// value)` per key of match that the pod's labels carry, as PodTopologySpread
+// merges a spread constraint's matchLabelKeys (the only caller that passes
+// keys). The requirements and their values come from c's arenas. A nil ls
+// stays Nothing, though its keys are still validated; {} without keys is
 // Everything.
-func termSelector(c *podCompiler, ls *metav1.LabelSelector, match, mismatch []string) (Selector, error) {
+func termSelector(c *podCompiler, ls *metav1.LabelSelector, match []string) (Selector, error) {
 	var n int
 	if ls != nil {
 		n = len(ls.MatchLabels) + len(ls.MatchExpressions)
 	}
-	reqs := c.requirements(n + len(match) + len(mismatch))
+	reqs := c.requirements(n + len(match))
 	if ls != nil {
 		for k, v := range ls.MatchLabels {
 			r, err := newRequirement(c, k, selection.Equals, []string{v})
@@ -181,19 +181,13 @@ func termSelector(c *podCompiler, ls *metav1.LabelSelector, match, mismatch []st
 			reqs = append(reqs, r)
 		}
 	}
-	for _, keys := range []struct {
-		keys []string
-		op   selection.Operator
-		name string
-	}{{match, selection.In, "matchLabelKeys"}, {mismatch, selection.NotIn, "mismatchLabelKeys"}} {
-		for _, key := range keys.keys {
-			if v, ok := c.pod.Labels[key]; ok {
-				r, err := newRequirement(c, key, keys.op, []string{v})
-				if err != nil {
-					return Nothing(), fmt.Errorf("%s: %w", keys.name, err)
-				}
-				reqs = append(reqs, r)
+	for _, key := range match {
+		if v, ok := c.pod.Labels[key]; ok {
+			r, err := newRequirement(c, key, selection.In, []string{v})
+			if err != nil {
+				return Nothing(), fmt.Errorf("matchLabelKeys: %w", err)
 			}
+			reqs = append(reqs, r)
 		}
 	}
 	if ls == nil {

@@ -136,8 +136,13 @@ func AnyMatch(terms []Term, ns string, labels, nsLabels map[string]string) bool 
 }
 
 // CompileTerms compiles pod's required and preferred affinity and
-// anti-affinity terms and its DoNotSchedule topology-spread constraints,
-// merging matchLabelKeys / mismatchLabelKeys from the pod's own labels.
+// anti-affinity terms and its DoNotSchedule topology-spread constraints.
+// An affinity or anti-affinity term's selector is its labelSelector as
+// stored; its matchLabelKeys and mismatchLabelKeys are not read, as
+// kube-scheduler v1.37.2 does not read them (GetAffinityTerms): the API
+// server merged them into the labelSelector when the pod was created. A
+// spread constraint's selector has its matchLabelKeys merged from the pod's
+// own labels, as PodTopologySpread merges them.
 //
 // It always returns the compiled terms. A term that fails to compile is kept
 // with its Err set and matching nothing; the returned error joins every such
@@ -187,7 +192,7 @@ func (t *Terms) compile(pod *v1.Pod, preferred bool) error {
 	for i := range pod.Spec.TopologySpreadConstraints {
 		if sc := &pod.Spec.TopologySpreadConstraints[i]; sc.WhenUnsatisfiable == v1.DoNotSchedule {
 			nSpread++
-			c.size(sc.LabelSelector, sc.MatchLabelKeys, nil, nil, nil)
+			c.size(sc.LabelSelector, sc.MatchLabelKeys, nil, nil)
 		}
 	}
 	for _, terms := range [][]v1.PodAffinityTerm{raff, ranti} {
@@ -281,10 +286,10 @@ type podCompiler struct {
 	nreq, nval int           // what size counted
 }
 
-// size counts the requirements and values a selector with extra keys, a
-// namespace list and a namespace selector need (upper bounds: a key the
-// pod's labels lack makes no requirement).
-func (c *podCompiler) size(ls *metav1.LabelSelector, match, mismatch, names []string, nsSel *metav1.LabelSelector) {
+// size counts the requirements and values a selector with a spread
+// constraint's matchLabelKeys, a namespace list and a namespace selector
+// need (upper bounds: a key the pod's labels lack makes no requirement).
+func (c *podCompiler) size(ls *metav1.LabelSelector, match, names []string, nsSel *metav1.LabelSelector) {
 	for _, sel := range []*metav1.LabelSelector{ls, nsSel} {
 		if sel == nil {
 			continue
@@ -295,15 +300,17 @@ func (c *podCompiler) size(ls *metav1.LabelSelector, match, mismatch, names []st
 			c.nval += len(sel.MatchExpressions[i].Values)
 		}
 	}
-	c.nreq += len(match) + len(mismatch)
-	c.nval += len(match) + len(mismatch)
+	c.nreq += len(match)
+	c.nval += len(match)
 	if len(names) > 1 || nsSel != nil {
 		c.nval += len(names) // one name alone is kept in its Scope
 	}
 }
 
+// sizeTerm is size for an affinity term, whose matchLabelKeys and
+// mismatchLabelKeys compileAffinityTerm does not read.
 func (c *podCompiler) sizeTerm(t *v1.PodAffinityTerm) {
-	c.size(t.LabelSelector, t.MatchLabelKeys, t.MismatchLabelKeys, t.Namespaces, t.NamespaceSelector)
+	c.size(t.LabelSelector, nil, t.Namespaces, t.NamespaceSelector)
 }
 
 // allocate makes the arenas size counted.
@@ -337,6 +344,12 @@ func (c *podCompiler) values(vs []string) []string {
 	return c.vals[start:len(c.vals):len(c.vals)]
 }
 
+// compileAffinityTerm compiles src as kube-scheduler's newAffinityTerm
+// does: its selector is src.LabelSelector alone. src.MatchLabelKeys and
+// src.MismatchLabelKeys are ignored: the API server merged them into the
+// labelSelector at creation, and the scheduler never merges them again,
+// neither in its cycle nor in its queueing hints, so a pod relabelled since
+// is matched with the selector it was stored with.
 func compileAffinityTerm(c *podCompiler, src *v1.PodAffinityTerm, kind Kind, required bool, weight int32) Term {
 	pod := c.pod
 	term := Term{Kind: kind, Required: required, Weight: weight, TopologyKey: src.TopologyKey}
@@ -346,7 +359,7 @@ func compileAffinityTerm(c *podCompiler, src *v1.PodAffinityTerm, kind Kind, req
 			pod.Namespace, pod.Name, kind, src.TopologyKey, err)}
 		return term
 	}
-	sel, err := termSelector(c, src.LabelSelector, src.MatchLabelKeys, src.MismatchLabelKeys)
+	sel, err := termSelector(c, src.LabelSelector, nil)
 	if err != nil {
 		return fail(err)
 	}
@@ -368,7 +381,7 @@ func compileSpread(pc *podCompiler, c *v1.TopologySpreadConstraint) Term {
 			pod.Namespace, pod.Name, c.TopologyKey, err)}
 		return term
 	}
-	sel, err := termSelector(pc, c.LabelSelector, c.MatchLabelKeys, nil)
+	sel, err := termSelector(pc, c.LabelSelector, c.MatchLabelKeys)
 	if err != nil {
 		return fail(err)
 	}

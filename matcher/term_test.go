@@ -71,8 +71,15 @@ func TestTermNamespaceScope(t *testing.T) {
 	}
 }
 
-func TestTermMatchLabelKeys(t *testing.T) {
-	own := map[string]string{"app": "web", "pod-template-hash": "h1", "tenant": "t1"}
+// TestTermIgnoresLabelKeys checks that an affinity or anti-affinity term,
+// required or preferred, matches with its labelSelector as stored, whatever
+// its matchLabelKeys and mismatchLabelKeys and the pod's own labels say:
+// kube-scheduler v1.37.2 reads the stored selector (GetAffinityTerms), into
+// which the API server merged the keys when the pod was created. A pod
+// relabelled since (version 1 here, where the keys would have read the
+// version it was created with) is matched as upstream matches it.
+func TestTermIgnoresLabelKeys(t *testing.T) {
+	own := map[string]string{"app": "web", "version": "1", "tenant": "t1"}
 	tests := []struct {
 		name       string
 		selector   *metav1.LabelSelector
@@ -81,45 +88,38 @@ func TestTermMatchLabelKeys(t *testing.T) {
 		candidates map[string]bool // labels text → want match
 	}{
 		{
-			name:      "matchLabelKeys adds In of own value",
-			selector:  parseSelector("app|=|web"),
-			matchKeys: []string{"pod-template-hash"},
+			name:      "matchLabelKeys adds no In of own value",
+			selector:  parseSelector("app|In|a"),
+			matchKeys: []string{"version"},
 			candidates: map[string]bool{
-				"app=web;pod-template-hash=h1": true,
-				"app=web;pod-template-hash=h2": false,
-				"app=web":                      false,
+				"app=a;version=1": true,
+				"app=a;version=2": true,
+				"app=a":           true,
+				"app=b;version=1": false,
 			},
 		},
 		{
-			name:      "keys the pod lacks are ignored",
-			selector:  parseSelector("app|=|web"),
-			matchKeys: []string{"missing"},
-			mismatch:  []string{"also-missing"},
-			candidates: map[string]bool{
-				"app=web": true,
-			},
-		},
-		{
-			name:     "mismatchLabelKeys adds NotIn of own value",
-			selector: parseSelector("app|=|web"),
+			name:     "mismatchLabelKeys adds no NotIn of own value",
+			selector: parseSelector("app|In|a"),
 			mismatch: []string{"tenant"},
 			candidates: map[string]bool{
-				"app=web;tenant=t1": false,
-				"app=web;tenant=t2": true,
-				"app=web":           true,
+				"app=a;tenant=t1": true,
+				"app=a;tenant=t2": true,
+				"app=a":           true,
 			},
 		},
 		{
-			name:      "empty selector narrowed by matchLabelKeys",
+			name:      "empty selector stays Everything",
 			selector:  parseSelector(""),
 			matchKeys: []string{"tenant"},
+			mismatch:  []string{"version"},
 			candidates: map[string]bool{
-				"tenant=t1": true,
-				"other=x":   false,
+				"tenant=t2;version=1": true,
+				"other=x":             true,
 			},
 		},
 		{
-			name:      "nil selector stays nil",
+			name:      "nil selector stays Nothing",
 			selector:  nil,
 			matchKeys: []string{"app"},
 			mismatch:  []string{"tenant"},
@@ -131,22 +131,81 @@ func TestTermMatchLabelKeys(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			pod := podWith("ns", own, requiredAffinity(v1.PodAffinityTerm{
+			term := v1.PodAffinityTerm{
 				LabelSelector:     tc.selector,
 				MatchLabelKeys:    tc.matchKeys,
 				MismatchLabelKeys: tc.mismatch,
 				TopologyKey:       "zone",
-			}))
+			}
+			weighted := []v1.WeightedPodAffinityTerm{{Weight: 1, PodAffinityTerm: term}}
+			pod := podWith("ns", own, &v1.Affinity{
+				PodAffinity: &v1.PodAffinity{
+					RequiredDuringSchedulingIgnoredDuringExecution:  []v1.PodAffinityTerm{term},
+					PreferredDuringSchedulingIgnoredDuringExecution: weighted,
+				},
+				PodAntiAffinity: &v1.PodAntiAffinity{
+					RequiredDuringSchedulingIgnoredDuringExecution:  []v1.PodAffinityTerm{term},
+					PreferredDuringSchedulingIgnoredDuringExecution: weighted,
+				},
+			})
 			terms, err := CompileTerms(pod)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for set, want := range tc.candidates {
-				if got := terms.Affinity[0].Matches("ns", parseLabels(set), nil); got != want {
-					t.Errorf("term %v Matches(%q) = %v, want %v", terms.Affinity[0].Selector, set, got, want)
+			compiled := map[string]*Term{
+				"required affinity":       &terms.Affinity[0],
+				"required anti-affinity":  &terms.AntiAffinity[0],
+				"preferred affinity":      &terms.PreferredAffinity[0],
+				"preferred anti-affinity": &terms.PreferredAntiAffinity[0],
+			}
+			if anti := CompileRequiredAntiAffinity(pod); len(anti) == 1 {
+				compiled["assigned pod's anti-affinity"] = &anti[0]
+			} else {
+				t.Fatalf("CompileRequiredAntiAffinity = %v, want one term", anti)
+			}
+			for kind, term := range compiled {
+				for set, want := range tc.candidates {
+					if got := term.Matches("ns", parseLabels(set), nil); got != want {
+						t.Errorf("%s %v: Matches(%q) = %v, want %v", kind, term.Selector, set, got, want)
+					}
 				}
 			}
 		})
+	}
+}
+
+// TestSpreadMergesLabelKeysBesideAffinity compiles one pod whose required
+// anti-affinity term and spread constraint have the same selector and the
+// same matchLabelKeys: the spread constraint merges the pod's own value
+// (PodTopologySpread's filterTopologySpreadConstraints does), the
+// anti-affinity term does not.
+func TestSpreadMergesLabelKeysBesideAffinity(t *testing.T) {
+	pod := podWith("ns", map[string]string{"app": "a", "version": "1"},
+		requiredAnti(v1.PodAffinityTerm{LabelSelector: parseSelector("app|In|a"), TopologyKey: "zone", MatchLabelKeys: []string{"version"}}),
+		v1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: "zone", WhenUnsatisfiable: v1.DoNotSchedule,
+			LabelSelector: parseSelector("app|In|a"), MatchLabelKeys: []string{"version"}})
+	terms, err := CompileTerms(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		term *Term
+		want string
+	}{
+		{"anti-affinity", &terms.AntiAffinity[0], "app in (a)"},
+		{"spread", &terms.Spread[0], "app in (a),version in (1)"},
+	} {
+		if got := tc.term.Selector.String(); got != tc.want {
+			t.Errorf("%s selector = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	placed := map[string]string{"app": "a", "version": "2"}
+	if !terms.AntiAffinity[0].Matches("ns", placed, nil) {
+		t.Errorf("anti-affinity does not match app=a,version=2; want it to (the stored selector)")
+	}
+	if terms.Spread[0].Matches("ns", placed, nil) {
+		t.Errorf("spread matches app=a,version=2; want it not to (version 1 merged)")
 	}
 }
 
@@ -173,12 +232,20 @@ func TestTermErrors(t *testing.T) {
 			wantErrText:     "namespaceSelector",
 		},
 		{
-			name: "invalid matchLabelKeys value from the pod's own labels",
+			// The keys are not read, so the value they would merge is never
+			// validated: kube-scheduler keeps the term.
+			name: "affinity matchLabelKeys naming an invalid value of the pod's own labels",
 			pod: podWith("ns", map[string]string{"app": "not valid!"}, requiredAffinity(v1.PodAffinityTerm{
-				LabelSelector: good, MatchLabelKeys: []string{"app"}, TopologyKey: "zone",
+				LabelSelector: good, MatchLabelKeys: []string{"app"}, MismatchLabelKeys: []string{"app"}, TopologyKey: "zone",
 			})),
-			wantAffinityErr: true,
-			wantErrText:     "matchLabelKeys",
+		},
+		{
+			name: "invalid spread matchLabelKeys value from the pod's own labels",
+			pod: podWith("ns", map[string]string{"app": "not valid!"}, nil, v1.TopologySpreadConstraint{
+				MaxSkew: 1, TopologyKey: "zone", WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: good, MatchLabelKeys: []string{"app"},
+			}),
+			wantSpreadErr: true,
+			wantErrText:   "matchLabelKeys",
 		},
 		{
 			name: "invalid spread selector",
@@ -309,7 +376,7 @@ func TestCompileRequired(t *testing.T) {
 		PodAntiAffinity: &v1.PodAntiAffinity{
 			RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{LabelSelector: in("app", "web"), TopologyKey: "hostname", MismatchLabelKeys: []string{"v"}}},
 		},
-	}, v1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: "zone", WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: in("app", "web")})
+	}, v1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: "zone", WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: in("app", "web"), MatchLabelKeys: []string{"v"}})
 	full, err := CompileTerms(pod)
 	if err != nil {
 		t.Fatal(err)
@@ -329,7 +396,9 @@ func TestCompileRequired(t *testing.T) {
 			t.Errorf("term %d: CompileRequired %v, CompileTerms %v", i, a.Selector, b.Selector)
 		}
 	}
-	want := []string{"app in (a,m,z),v in (2)", "tier in (b)", "app in (web),v notin (2)", "app in (web)"}
+	// The affinity terms' matchLabelKeys and mismatchLabelKeys are not
+	// merged; the spread constraint's matchLabelKeys is.
+	want := []string{"app in (a,m,z)", "tier in (b)", "app in (web)", "app in (web),v in (2)"}
 	for i, w := range want {
 		if got := req.Required()[i].Selector.String(); got != w {
 			t.Errorf("term %d selector %q, want %q", i, got, w)

@@ -403,7 +403,7 @@ func (x *Index) ownSet(pod *v1.Pod) *ownSet {
 		return o
 	}
 	o := &ownSet{key: string(x.keyBuf)}
-	for _, t := range ownTerms(schedulerView(pod)) {
+	for _, t := range ownTerms(pod) {
 		s := x.placedShape(pod, t.kind, t.term, t.src)
 		s.refs++
 		o.shapes = append(o.shapes, s)
@@ -520,7 +520,6 @@ func (x *Index) InterPodAffinity(pod *v1.Pod) (AffinityCounts, error) {
 	if pod == nil {
 		return AffinityCounts{}, errors.New("placed: nil pod")
 	}
-	pod = schedulerView(pod)
 	terms, err := compileIncoming(pod)
 	if err != nil {
 		return AffinityCounts{}, err
@@ -558,7 +557,7 @@ func (x *Index) AffinityChange(c AffinityCounts, in, pod *v1.Pod, node *v1.Node,
 	if in == nil || pod == nil {
 		return errors.New("placed: nil pod")
 	}
-	incoming, err := compileIncoming(schedulerView(in))
+	incoming, err := compileIncoming(in)
 	if err != nil {
 		return err
 	}
@@ -566,7 +565,7 @@ func (x *Index) AffinityChange(c AffinityCounts, in, pod *v1.Pod, node *v1.Node,
 		return nil
 	}
 	inNS := x.nsLabels(in.Namespace)
-	for _, t := range ownTerms(schedulerView(pod)) {
+	for _, t := range ownTerms(pod) {
 		if t.kind == placedAnti && t.term.Matches(in.Namespace, in.Labels, inNS) {
 			c.ExistingAntiAffinity.add(t.term.TopologyKey, node.Labels, d)
 		}
@@ -786,7 +785,6 @@ func (x *Index) interPodAffinityScores(pod *v1.Pod, args ScoreArgs, sink *scoreS
 	if args.IgnorePreferredTermsOfExistingPods && !hasPreferred {
 		return nil, true, nil
 	}
-	pod = schedulerView(pod)
 	a = pod.Spec.Affinity
 	terms, err := compileIncoming(pod)
 	if err != nil {
@@ -820,61 +818,4 @@ func (x *Index) interPodAffinityScores(pod *v1.Pod, args ScoreArgs, sink *scoreS
 	clear(x.matches)
 	x.evict()
 	return sink.scores, !sink.counted, nil
-}
-
-// schedulerView returns pod as kube-scheduler v1.37.2's PodInfo reads its
-// pod affinity: the API server merges a term's matchLabelKeys and
-// mismatchLabelKeys into its labelSelector when the pod is created, and the
-// scheduler reads the labelSelector alone. (Package matcher merges them, as
-// the requeueing rules of package index do.) A pod whose terms have none is
-// returned as it is; otherwise a copy without them.
-func schedulerView(pod *v1.Pod) *v1.Pod {
-	a := pod.Spec.Affinity
-	if a == nil {
-		return pod
-	}
-	var lists [][]v1.PodAffinityTerm
-	var weighted [][]v1.WeightedPodAffinityTerm
-	if a.PodAffinity != nil {
-		lists = append(lists, a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
-		weighted = append(weighted, a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
-	}
-	if a.PodAntiAffinity != nil {
-		lists = append(lists, a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
-		weighted = append(weighted, a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
-	}
-	keyed := func(t *v1.PodAffinityTerm) bool { return len(t.MatchLabelKeys)+len(t.MismatchLabelKeys) > 0 }
-	found := false
-	for _, l := range lists {
-		for i := range l {
-			found = found || keyed(&l[i])
-		}
-	}
-	for _, l := range weighted {
-		for i := range l {
-			found = found || keyed(&l[i].PodAffinityTerm)
-		}
-	}
-	if !found {
-		return pod
-	}
-	c := pod.DeepCopy()
-	clearKeys := func(t *v1.PodAffinityTerm) { t.MatchLabelKeys, t.MismatchLabelKeys = nil, nil }
-	if pa := c.Spec.Affinity.PodAffinity; pa != nil {
-		for i := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
-			clearKeys(&pa.RequiredDuringSchedulingIgnoredDuringExecution[i])
-		}
-		for i := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
-			clearKeys(&pa.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm)
-		}
-	}
-	if pa := c.Spec.Affinity.PodAntiAffinity; pa != nil {
-		for i := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
-			clearKeys(&pa.RequiredDuringSchedulingIgnoredDuringExecution[i])
-		}
-		for i := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
-			clearKeys(&pa.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm)
-		}
-	}
-	return c
 }

@@ -28,8 +28,8 @@ type scanPod struct {
 func scanPods(pods []*v1.Pod) []scanPod {
 	s := make([]scanPod, len(pods))
 	for i, p := range pods {
-		terms, _ := matcher.CompileRequired(schedulerView(p))
-		s[i] = scanPod{p, terms.AntiAffinity, ownTerms(schedulerView(p))}
+		terms, _ := matcher.CompileRequired(p)
+		s[i] = scanPod{p, terms.AntiAffinity, ownTerms(p)}
 		for _, t := range terms.AntiAffinity {
 			if t.Err() != nil {
 				s[i].anti = nil // a list with a failed term is no terms (PodInfo)
@@ -45,7 +45,7 @@ func scanPods(pods []*v1.Pod) []scanPod {
 // cost an index saves.
 func scan(pods []scanPod, nodes map[string]*v1.Node, nsLabels map[string]map[string]string, in *v1.Pod) AffinityCounts {
 	res := AffinityCounts{ExistingAntiAffinity: Counts{}, Affinity: Counts{}, AntiAffinity: Counts{}}
-	incoming, _ := matcher.CompileRequired(schedulerView(in))
+	incoming, _ := matcher.CompileRequired(in)
 	for _, sp := range pods {
 		e := sp.pod
 		n := nodes[e.Spec.NodeName]
@@ -108,7 +108,7 @@ func scanScores(pods []scanPod, nodes map[string]*v1.Node, nsLabels map[string]m
 			scores[t.TopologyKey][v] += weight
 		}
 	}
-	incoming, _ := matcher.CompileTerms(schedulerView(in))
+	incoming, _ := matcher.CompileTerms(in)
 	for _, sp := range pods {
 		e := sp.pod
 		node := nodes[e.Spec.NodeName]

@@ -114,7 +114,7 @@ func shapeKey(kind shapeKind, weight int32, terms []matcher.Term) string {
 }
 
 // shapePod returns the pod a shape is indexed as: the namespace and labels
-// of the pod whose terms it holds (matchLabelKeys and mismatchLabelKeys
+// of the pod whose terms it holds (a spread constraint's matchLabelKeys
 // read them, and a term without namespaces is of its pod's namespace) and
 // the terms: required affinity terms, anti-affinity terms and DoNotSchedule
 // spread constraints.

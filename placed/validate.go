@@ -135,7 +135,7 @@ func (x *Index) Validate() error {
 			return fmt.Errorf("placed: pod %s does not hold its spec's term set", p.pod.UID)
 		}
 		var want []string
-		for _, t := range ownTerms(schedulerView(p.pod)) {
+		for _, t := range ownTerms(p.pod) {
 			want = append(want, shapeKey(t.kind, t.term.Weight, []matcher.Term{*t.term}))
 		}
 		if len(want) != len(p.own.shapes) {

@@ -64,12 +64,9 @@
 // # Scheduler semantics
 //
 // The index is fed each pod as kube-scheduler's hints see it, which differs
-// from affinityq's own semantics in three places, each of which would
+// from affinityq's own semantics in two places, each of which would
 // otherwise make the index narrower than the in-tree hints:
 //
-//   - matchLabelKeys and mismatchLabelKeys of affinity terms are dropped:
-//     kube-scheduler leaves them to the API server, which merges them into
-//     the selector when the pod is created;
 //   - a namespaceSelector that matches a namespace without labels (only
 //     NotIn and DoesNotExist requirements) is replaced by {}: the in-tree
 //     hints evaluate namespace selectors against no labels (upstream issue

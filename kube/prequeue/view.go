@@ -8,11 +8,10 @@ import (
 )
 
 // schedulerView returns pod as kube-scheduler's queueing hints read it (see
-// "Scheduler semantics" in the package documentation): matchLabelKeys and
-// mismatchLabelKeys dropped from the required (anti-)affinity terms,
-// namespace selectors that match a namespace without labels widened to {},
-// and, unless spreadMatchLabelKeys, matchLabelKeys dropped from the
-// DoNotSchedule spread constraints. It returns pod itself when nothing
+// "Scheduler semantics" in the package documentation): namespace selectors
+// of the required (anti-)affinity terms that match a namespace without
+// labels widened to {}, and, unless spreadMatchLabelKeys, matchLabelKeys
+// dropped from the DoNotSchedule spread constraints. It returns pod itself when nothing
 // changes, else a copy sharing what did not change; pod is not modified.
 func schedulerView(pod *v1.Pod, spreadMatchLabelKeys bool) *v1.Pod {
 	if pod == nil {
@@ -97,17 +96,13 @@ func viewTerms(terms []v1.PodAffinityTerm) []v1.PodAffinityTerm {
 	var out []v1.PodAffinityTerm
 	for i := range terms {
 		t := &terms[i]
-		widen := widensWithoutLabels(t.NamespaceSelector)
-		if len(t.MatchLabelKeys) == 0 && len(t.MismatchLabelKeys) == 0 && !widen {
+		if !widensWithoutLabels(t.NamespaceSelector) {
 			continue
 		}
 		if out == nil {
 			out = append([]v1.PodAffinityTerm(nil), terms...)
 		}
-		out[i].MatchLabelKeys, out[i].MismatchLabelKeys = nil, nil
-		if widen {
-			out[i].NamespaceSelector = &metav1.LabelSelector{} // every namespace
-		}
+		out[i].NamespaceSelector = &metav1.LabelSelector{} // every namespace
 	}
 	return out
 }

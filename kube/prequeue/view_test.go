@@ -45,9 +45,12 @@ func TestSchedulerView(t *testing.T) {
 			wantUnchanged: true,
 		},
 		{
-			name: "affinity matchLabelKeys and mismatchLabelKeys dropped",
-			in:   withTerms([]v1.PodAffinityTerm{term(nil, keys, nil)}, []v1.PodAffinityTerm{term(teamA, nil, keys), term(nil, nil, nil)}),
-			want: withTerms([]v1.PodAffinityTerm{term(nil, nil, nil)}, []v1.PodAffinityTerm{term(teamA, nil, nil), term(nil, nil, nil)}),
+			// Package matcher reads an affinity term's labelSelector alone,
+			// as kube-scheduler does.
+			name:          "affinity matchLabelKeys and mismatchLabelKeys left as they are",
+			in:            withTerms([]v1.PodAffinityTerm{term(nil, keys, nil)}, []v1.PodAffinityTerm{term(teamA, nil, keys), term(nil, nil, nil)}),
+			spreadMLK:     true,
+			wantUnchanged: true,
 		},
 		{
 			name: "namespace selectors matching no labels widened",
@@ -103,7 +106,7 @@ func TestAssignedView(t *testing.T) {
 		t.Fatalf("assignedView modified its input:\n%s", diff)
 	}
 	want := before.DeepCopy()
-	want.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0] = v1.PodAffinityTerm{TopologyKey: "zone", NamespaceSelector: &metav1.LabelSelector{}}
+	want.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0] = v1.PodAffinityTerm{TopologyKey: "zone", NamespaceSelector: &metav1.LabelSelector{}, MatchLabelKeys: []string{"a"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("assignedView (-want +got):\n%s", diff)
 	}

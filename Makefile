@@ -97,6 +97,8 @@ BIN              ?= $(CURDIR)/bin
 # one of upstream's suites read in place from the k8s.io/kubernetes module:
 # affinity or topology_spreading (test/integration/scheduler_perf/<suite>).
 PERF_SUITE       ?= affinityq
+# PERF_CASES (below, per suite) is a regular expression of test-case names,
+# or all: every test case of the suite.
 PERF_COUNT       ?= 3
 PERF_PROFILES    ?= default|affinityq
 PERF_TIMEOUT     ?= 12h
@@ -140,8 +142,9 @@ PERF_TMPDIR      ?= /tmp
 
 PERF_OUT   = $(abspath $(PERF_RESULTS))
 PERF_ENV   = PATH="$(BIN):$$PATH" TMPDIR=$(PERF_TMPDIR) $(PERF_SUITE_ENV)
-PERF_BENCH = ^BenchmarkPerfScheduling$$/^profile=($(PERF_PROFILES))$$/^($(PERF_CASES))$$/^($(PERF_WORKLOADS))$$
-PERF_PROF_BENCH = ^BenchmarkPerfScheduling$$/^profile=($(PERF_PROFILES))$$/^($(PERF_PROF_CASES))$$/^($(PERF_PROF_WORKLOADS))$$
+perf_cases = $(if $(filter all,$(1)),.*,$(1))
+PERF_BENCH = ^BenchmarkPerfScheduling$$/^profile=($(PERF_PROFILES))$$/^($(call perf_cases,$(PERF_CASES)))$$/^($(PERF_WORKLOADS))$$
+PERF_PROF_BENCH = ^BenchmarkPerfScheduling$$/^profile=($(PERF_PROFILES))$$/^($(call perf_cases,$(PERF_PROF_CASES)))$$/^($(PERF_PROF_WORKLOADS))$$
 # The test binary's flags: one run of each selected workload (a workload
 # ignores b.N; a longer -benchtime reruns it whole), logs of failed workloads
 # kept in ARTIFACTS. Never build it with -trimpath (the test kube-apiserver
@@ -150,7 +153,7 @@ PERF_FLAGS = -test.run='^$$' -test.benchtime=1x -test.count=1 -test.timeout=$(PE
 	-perf-scheduling-label-filter='$(PERF_LABELS)'
 PERF_UNITS = .unit:(SchedulingThroughput/Average OR SchedulingThroughput/Perc50 OR SchedulingThroughput/Perc90 OR SchedulingDuration/Duration OR runtime_seconds)
 
-.PHONY: etcd perf perf-build perf-runs perf-cpuprofile perf-smoke
+.PHONY: etcd perf perf-build perf-runs perf-cpuprofile perf-smoke perf-fallbacks perf-fallbacks-summary
 
 etcd: ## build bin/etcd: etcd v3.7.0 (what k8s.io/kubernetes v1.37.2 requires) from the Go module proxy
 	cd kube && $(GO) build -o $(BIN)/etcd ./cmd/etcd
@@ -166,7 +169,12 @@ perf: etcd perf-build perf-runs perf-cpuprofile ## scheduler_perf, default vs af
 # profiles alike. Odd rounds run the default profile first, even rounds
 # affinityq first, so that drift within a process does too (PERF_ORDER, a
 # comma-separated profile order, fixes it instead). Each round writes one
-# JSON file per profile into raw/.
+# JSON file per profile into raw/, and, for the affinityq profile, one
+# AffinityqCycles_affinityq_<run>.json: what affinityq_cycle_answers_total and
+# affinityq_cycle_fallbacks_total gained in each workload, which the
+# workload's benchmark line also reports (answers/op, fallbacks/op, and
+# answers.<plugin>/op, fallbacks.<plugin>.<reason>/op for each series that
+# grew). make perf-fallbacks-summary tabulates them.
 PERF_ORDER ?=
 perf-runs: etcd perf-build
 	rm -rf $(PERF_RESULTS)/raw $(PERF_RESULTS)/logs $(PERF_RESULTS)/perf.txt
@@ -201,6 +209,45 @@ perf-cpuprofile: etcd perf-build
 			&& $(GO) tool pprof -top -cum -nodecount=40 -focus='k8s.io/kubernetes/pkg/scheduler' "$$f"; } \
 			> "$${f%.prof}.top.txt" 2>&1 && echo "perf: $${f%.prof}.top.txt"; \
 	done
+
+# Every test case of upstream's affinity and topology_spreading suites at
+# its 5,000-node sizes, under the affinityq profile alone, PERF_FALLBACKS_COUNT
+# rounds (default 1), then the table of each workload's cycle fallbacks by
+# plugin and reason (make perf-fallbacks-summary) in
+# PERF_FALLBACKS_RESULTS/fallbacks.txt. The workloads, by test case:
+#   affinity: SchedulingPodAntiAffinity 5000Nodes, 5000Nodes_2000Pods;
+#     SchedulingPodMatchingAntiAffinity 5000Nodes_5000Pods;
+#     SchedulingPodAffinity, SchedulingPreferredPodAffinity,
+#     SchedulingPreferredPodAntiAffinity, MixedSchedulingBasePod,
+#     SchedulingPreferredAffinityWithNSSelector 5000Nodes, 5000Nodes_5000Pods;
+#     SchedulingNodeAffinity 5000Nodes, 5000Nodes_10000Pods;
+#     SchedulingRequiredPodAntiAffinityWithNSSelector,
+#     SchedulingPreferredAntiAffinityWithNSSelector,
+#     SchedulingRequiredPodAffinityWithNSSelector 5000Nodes, 5000Nodes_2000Pods;
+#     (SchedulingGatedPodsWithPodAffinityImpactForThroughput has no
+#     5,000-node size: 1Node_10000GatedPods.)
+#   topology_spreading: TopologySpreading, PreferredTopologySpreading
+#     5000Nodes, 5000Nodes_5000Pods; DefaultTopologySpreading
+#     5000Nodes_10000Pods, 5000Nodes_50000Pods; SchedulingWithNodeInclusionPolicy
+#     5000Nodes.
+# 28 workloads, each creating 5,000 nodes: hours on 2 cores. A failing
+# workload does not stop the others; the target fails at the end, after the
+# table (which marks it). PERF_FALLBACKS_WORKLOADS narrows them
+# (5Nodes|10Nodes|1Node_10GatedPods: the integration-test sizes, in minutes).
+PERF_FALLBACKS_RESULTS   ?= bench/results/perf-fallbacks
+PERF_FALLBACKS_WORKLOADS ?= 5000Nodes.*
+PERF_FALLBACKS_COUNT     ?= 1
+perf-fallbacks: etcd perf-build ## upstream's affinity and topology_spreading suites, every test case at 5,000 nodes, affinityq profile alone; per-workload cycle fallbacks tabulated in PERF_FALLBACKS_RESULTS/fallbacks.txt
+	@status=0; for suite in affinity topology_spreading; do \
+		$(MAKE) --no-print-directory perf-runs PERF_SUITE=$$suite PERF_PROFILES=affinityq PERF_CASES=all \
+			PERF_WORKLOADS='$(PERF_FALLBACKS_WORKLOADS)' PERF_COUNT=$(PERF_FALLBACKS_COUNT) \
+			PERF_RESULTS=$(PERF_FALLBACKS_RESULTS)/$$suite || status=1; \
+	done; \
+	$(GO) run scripts/perf-fallbacks-summary.go $(PERF_FALLBACKS_RESULTS) > $(PERF_FALLBACKS_RESULTS)/fallbacks.txt || status=1; \
+	cat $(PERF_FALLBACKS_RESULTS)/fallbacks.txt; exit $$status
+
+perf-fallbacks-summary: ## the table of each affinityq-profile workload's cycle answers and fallbacks by plugin and reason, from the results under PERF_FALLBACKS_RESULTS (any results directory: bench/results/perf/<suite>)
+	$(GO) run scripts/perf-fallbacks-summary.go $(PERF_FALLBACKS_RESULTS)
 
 perf-smoke: etcd ## scheduler_perf's smallest workloads under both profiles, once: ours (10 pods), and upstream's affinity and spread cases (5 nodes); plus the suite's unit tests (CI)
 	mkdir -p $(BIN)/perf-smoke

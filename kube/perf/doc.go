@@ -43,4 +43,20 @@
 // -perf-cpuprofile, a CPU profile per workload. Do not build it with
 // -trimpath: the test kube-apiserver locates its certificate fixtures
 // through its source path.
+//
+// Under the affinityq profile, each workload also reports what the
+// wrappers' affinityq_cycle_answers_total and affinityq_cycle_fallbacks_total
+// (kube-scheduler's legacy registry) gained while it ran: on its benchmark
+// line (answers/op and fallbacks/op, always; answers.<plugin>/op and
+// fallbacks.<plugin>.<reason>/op for each series that grew), and in
+// AffinityqCycles_affinityq_<run>.json in -data-items-dir, rewritten after
+// each workload so that a failed workload, which prints no benchmark line,
+// is in it too. The counters are read when the harness's prepare hook runs
+// (the scheduler started, no node nor pod yet) and in a cleanup once the
+// workload's last op is done, before the harness stops the scheduler and
+// resets the registry for the next workload (cycles_test.go).
+// scripts/perf-fallbacks-summary.go tabulates the files; `make
+// perf-fallbacks` runs every test case of upstream's affinity and
+// topology_spreading suites at 5,000 nodes under the affinityq profile
+// alone and prints that table.
 package perf

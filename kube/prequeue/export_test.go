@@ -38,26 +38,23 @@ func (p *Plugins) ValidateTracker() error {
 // ViewWalks returns, for tests, how many node lists the plug-ins' views
 // have walked to sync their indexes.
 func (p *Plugins) ViewWalks() uint64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var n uint64
-	for _, v := range p.views {
-		v.mu.Lock()
-		n += v.walks
-		v.mu.Unlock()
-	}
-	return n
+	return p.sumViews(func(v *snapshotView) uint64 { return v.walks })
 }
 
 // ViewNamespaceChanges returns, for tests, how many namespace events the
 // plug-ins' views have heard.
 func (p *Plugins) ViewNamespaceChanges() uint64 {
+	return p.sumViews(func(v *snapshotView) uint64 { return v.nsChanges })
+}
+
+// sumViews sums a counter of the views, each read under its lock.
+func (p *Plugins) sumViews(counter func(*snapshotView) uint64) uint64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var n uint64
 	for _, v := range p.views {
 		v.mu.Lock()
-		n += v.nsChanges
+		n += counter(v)
 		v.mu.Unlock()
 	}
 	return n

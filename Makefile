@@ -21,9 +21,10 @@ run: ## the main job: affinityq bench on its default workloads (100,000 pending 
 vet: ## go vet
 	$(GO) vet ./...
 
-unit: ## go test -race ./..., then index's allocation counts without -race (its sync.Pool drops on purpose under -race)
+unit: ## go test -race ./..., then index's and queue's allocation counts without -race (sync.Pool drops on purpose under -race)
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run='^(TestAntiAffinityCache|TestLookupDoesNotAllocate)$$' ./index
+	$(GO) test -count=1 -run='^TestEventAllocs$$' ./queue
 
 bench-smoke: ## run every benchmark once at its smallest size so none can rot
 	$(GO) test -run='^$$' -bench=. -benchtime=1x -short ./... > /dev/null

@@ -154,7 +154,7 @@ PERF_FLAGS = -test.run='^$$' -test.benchtime=1x -test.count=1 -test.timeout=$(PE
 	-perf-scheduling-label-filter='$(PERF_LABELS)'
 PERF_UNITS = .unit:(SchedulingThroughput/Average OR SchedulingThroughput/Perc50 OR SchedulingThroughput/Perc90 OR SchedulingDuration/Duration OR runtime_seconds)
 
-.PHONY: etcd perf perf-build perf-runs perf-cpuprofile perf-smoke perf-fallbacks perf-fallbacks-summary
+.PHONY: etcd perf perf-build perf-runs perf-cpuprofile perf-smoke perf-fallbacks perf-fallbacks-summary perf-placed
 
 etcd: ## build bin/etcd: etcd v3.7.0 (what k8s.io/kubernetes v1.37.2 requires) from the Go module proxy
 	cd kube && $(GO) build -o $(BIN)/etcd ./cmd/etcd
@@ -249,6 +249,18 @@ perf-fallbacks: etcd perf-build ## upstream's affinity and topology_spreading su
 
 perf-fallbacks-summary: ## the table of each affinityq-profile workload's cycle answers and fallbacks by plugin and reason, from the results under PERF_FALLBACKS_RESULTS (any results directory: bench/results/perf/<suite>)
 	$(GO) run scripts/perf-fallbacks-summary.go $(PERF_FALLBACKS_RESULTS)
+
+# The placed-pods sweep (kube/perf's PlacedPods): 5,000 nodes holding 5,000,
+# 25,000 or 50,000 placed pods, then 1,000 pods with affinity, anti-affinity
+# and spread rules over them; PERF_COUNT rounds alternating the profiles'
+# order, the benchstat table of both profiles per size in
+# PERF_PLACED_RESULTS/benchstat.txt. The question is whether throughput
+# stays flat as the placed pods grow.
+PERF_PLACED_RESULTS ?= bench/results/perf/placed
+perf-placed: etcd perf-build ## the placed-pods sweep: PlacedPods at 5,000 / 25,000 / 50,000 placed pods, both profiles, PERF_COUNT rounds; benchstat in PERF_PLACED_RESULTS
+	$(MAKE) --no-print-directory perf-runs PERF_SUITE=affinityq PERF_CASES=PlacedPods \
+		PERF_WORKLOADS='5000Nodes_(5000|25000|50000)Placed' PERF_RESULTS=$(PERF_PLACED_RESULTS)
+	$(GO) run $(BENCHSTAT) -col /profile -filter '$(PERF_UNITS)' $(PERF_PLACED_RESULTS)/perf.txt | tee $(PERF_PLACED_RESULTS)/benchstat.txt
 
 perf-smoke: etcd ## scheduler_perf's smallest workloads under both profiles, once: ours (10 pods), and upstream's affinity and spread cases (5 nodes); plus the suite's unit tests (CI)
 	mkdir -p $(BIN)/perf-smoke

@@ -264,3 +264,52 @@ func (x *Index) NamespaceChanged(ns string) {
 		}
 	}
 }
+
+// ownTerm is a term of a placed pod that compiled, with the use
+// InterPodAffinity makes of it and its spec.
+type ownTerm struct {
+	kind shapeKind
+	term *matcher.Term
+	src  v1.PodAffinityTerm
+}
+
+// ownTerms returns the terms of a placed pod that count in
+// InterPodAffinity when an incoming pod matches them. As kube-scheduler's
+// PodInfo of a placed pod, a list of terms (required affinity, required
+// anti-affinity, preferred affinity, preferred anti-affinity) with a term
+// that fails to compile counts as no terms at all.
+func ownTerms(pod *v1.Pod) []ownTerm {
+	a := pod.Spec.Affinity
+	if a == nil {
+		return nil
+	}
+	terms, _ := matcher.CompileTerms(pod)
+	var own []ownTerm
+	add := func(kind shapeKind, compiled []matcher.Term, src func(i int) v1.PodAffinityTerm) {
+		for i := range compiled {
+			if compiled[i].Err() != nil {
+				return
+			}
+		}
+		for i := range compiled {
+			own = append(own, ownTerm{kind, &compiled[i], src(i)})
+		}
+	}
+	if a.PodAntiAffinity != nil {
+		add(placedAnti, terms.AntiAffinity, func(i int) v1.PodAffinityTerm {
+			return a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[i]
+		})
+	}
+	if a.PodAffinity != nil {
+		add(placedAffinity, terms.Affinity, func(i int) v1.PodAffinityTerm { return a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution[i] })
+		add(placedPreferred, terms.PreferredAffinity, func(i int) v1.PodAffinityTerm {
+			return a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm
+		})
+	}
+	if a.PodAntiAffinity != nil {
+		add(placedPreferredAnti, terms.PreferredAntiAffinity, func(i int) v1.PodAffinityTerm {
+			return a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm
+		})
+	}
+	return own
+}

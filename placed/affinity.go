@@ -1,0 +1,278 @@
+package placed
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/affinityq/affinityq/matcher"
+)
+
+// AffinityCounts is what InterPodAffinity's PreFilter counts for an
+// incoming pod (package doc).
+type AffinityCounts struct {
+	ExistingAntiAffinity Counts
+	Affinity             Counts
+	AntiAffinity         Counts
+}
+
+// InterPodAffinity returns the counts of InterPodAffinity's PreFilter for
+// pod (package doc). The maps are the caller's. A pod whose required
+// affinity or anti-affinity terms do not compile is an error, as
+// kube-scheduler's PreFilter fails it.
+func (x *Index) InterPodAffinity(pod *v1.Pod) (AffinityCounts, error) {
+	if pod == nil {
+		return AffinityCounts{}, errors.New("placed: nil pod")
+	}
+	terms, err := compileIncoming(pod)
+	if err != nil {
+		return AffinityCounts{}, err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.clock++
+	res := AffinityCounts{ExistingAntiAffinity: Counts{}, Affinity: Counts{}, AntiAffinity: Counts{}}
+	x.matches = x.placedIx.Matching(x.matches[:0], pod)
+	for _, m := range x.matches {
+		if m.Tag.kind == placedAnti {
+			res.ExistingAntiAffinity.merge(m.Tag.counts)
+		}
+	}
+	clear(x.matches)
+	if len(terms.Affinity) > 0 {
+		res.Affinity.merge(x.incomingShape(pod, incomingAffinity, terms.Affinity, pod.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, nil, nil).counts)
+	}
+	for i := range terms.AntiAffinity {
+		src := pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[i : i+1]
+		res.AntiAffinity.merge(x.incomingShape(pod, incomingTerm, terms.AntiAffinity[i:i+1], nil, src, nil).counts)
+	}
+	x.evict()
+	return res, nil
+}
+
+// AffinityChange applies to c the change that pod, on node, makes to the
+// InterPodAffinity counts of the incoming pod in when it is placed (d = 1)
+// or removed (d = -1), without reading or changing the index: the
+// per-cycle overlay (nominated pods; preemption's AddPod and RemovePod on a
+// cycle's copy of the counts), as kube-scheduler's updateWithPod applies it
+// to a cloned PreFilter state. c's maps must be non-nil (InterPodAffinity
+// returns such). A pod on a nil node changes nothing.
+func (x *Index) AffinityChange(c AffinityCounts, in, pod *v1.Pod, node *v1.Node, d int64) error {
+	if in == nil || pod == nil {
+		return errors.New("placed: nil pod")
+	}
+	incoming, err := compileIncoming(in)
+	if err != nil {
+		return err
+	}
+	if node == nil {
+		return nil
+	}
+	inNS := x.nsLabels(in.Namespace)
+	for _, t := range ownTerms(pod) {
+		if t.kind == placedAnti && t.term.Matches(in.Namespace, in.Labels, inNS) {
+			c.ExistingAntiAffinity.add(t.term.TopologyKey, node.Labels, d)
+		}
+	}
+	if len(incoming.Affinity) > 0 && x.incomingMatch(incoming.Affinity, pod) {
+		for i := range incoming.Affinity {
+			c.Affinity.add(incoming.Affinity[i].TopologyKey, node.Labels, d)
+		}
+	}
+	for i := range incoming.AntiAffinity {
+		if t := incoming.AntiAffinity[i : i+1]; x.incomingMatch(t, pod) {
+			c.AntiAffinity.add(t[0].TopologyKey, node.Labels, d)
+		}
+	}
+	return nil
+}
+
+// compileIncoming compiles an incoming pod's terms. A term of its
+// affinity, required or preferred, that fails to compile is an error, as
+// kube-scheduler's PreFilter and PreScore fail a pod whose PodInfo does not
+// parse.
+func compileIncoming(pod *v1.Pod) (*matcher.Terms, error) {
+	terms, _ := matcher.CompileTerms(pod)
+	for _, list := range [][]matcher.Term{terms.Affinity, terms.AntiAffinity, terms.PreferredAffinity, terms.PreferredAntiAffinity} {
+		for i := range list {
+			if err := list[i].Err(); err != nil {
+				return nil, fmt.Errorf("placed: pod %s/%s: %w", pod.Namespace, pod.Name, err)
+			}
+		}
+	}
+	return terms, nil
+}
+
+// Scores is InterPodAffinity's PreScore topology score: by topology key and
+// value, the weighted sum of the terms counted there. A pair where terms
+// counted and cancelled out is present with 0, as in kube-scheduler's map.
+type Scores map[string]map[string]int64
+
+// at returns the map of key, making it with room for n values.
+func (s Scores) at(key string, n int) map[string]int64 {
+	m := s[key]
+	if m == nil {
+		m = make(map[string]int64, n)
+		s[key] = m
+	}
+	return m
+}
+
+// scoreSink sums the weighted counts of shapes into Scores: every pair, or
+// only the pairs of the nodes given, which is all that Score reads.
+type scoreSink struct {
+	scores  Scores
+	counted bool // a shape counted a pair, whether on the nodes or not
+	all     bool
+	nodes   []*v1.Node
+	values  map[string]*nodeValues // by topology key, once asked for
+}
+
+// nodeValues are the distinct values the sink's nodes carry for one key.
+type nodeValues struct {
+	list []string
+	set  map[string]struct{}
+}
+
+func (k *scoreSink) add(s *shape, weight int64) {
+	if len(s.counts) == 0 {
+		return
+	}
+	k.counted = true
+	if k.all {
+		// A shape's pairs are mostly of one key: find its map once per
+		// run of it.
+		var key string
+		var m map[string]int64
+		for p, n := range s.counts {
+			if m == nil || p.Key != key {
+				key, m = p.Key, k.scores.at(p.Key, len(s.counts))
+			}
+			m[p.Value] += weight * n
+		}
+		return
+	}
+	for i := range s.terms {
+		key := s.terms[i].TopologyKey
+		if slices.ContainsFunc(s.terms[:i], func(t matcher.Term) bool { return t.TopologyKey == key }) {
+			continue
+		}
+		vals := k.valuesOf(key)
+		if len(vals.list) == 0 {
+			continue
+		}
+		m := k.scores.at(key, len(vals.list))
+		// Walk whichever side is smaller: the shape's pairs or the nodes'.
+		if len(s.counts) < len(vals.list) {
+			for p, n := range s.counts {
+				if _, ok := vals.set[p.Value]; ok && p.Key == key {
+					m[p.Value] += weight * n
+				}
+			}
+		} else {
+			for _, v := range vals.list {
+				if n, ok := s.counts[Pair{Key: key, Value: v}]; ok {
+					m[v] += weight * n
+				}
+			}
+		}
+		if len(m) == 0 {
+			delete(k.scores, key)
+		}
+	}
+}
+
+func (k *scoreSink) valuesOf(key string) *nodeValues {
+	if vals, ok := k.values[key]; ok {
+		return vals
+	}
+	vals := &nodeValues{set: make(map[string]struct{}, len(k.nodes))}
+	for _, n := range k.nodes {
+		if v, ok := n.Labels[key]; ok {
+			if _, dup := vals.set[v]; !dup {
+				vals.set[v] = struct{}{}
+				vals.list = append(vals.list, v)
+			}
+		}
+	}
+	if k.values == nil {
+		k.values = map[string]*nodeValues{}
+	}
+	k.values[key] = vals
+	return vals
+}
+
+// ScoreArgs are the InterPodAffinity arguments PreScore reads.
+type ScoreArgs struct {
+	HardPodAffinityWeight              int32
+	IgnorePreferredTermsOfExistingPods bool
+}
+
+// InterPodAffinityScores returns the topology score of InterPodAffinity's
+// PreScore for pod (scoring.go): the incoming pod's preferred affinity
+// (+weight) and anti-affinity (-weight) terms over the placed pods they
+// match, and the placed pods' required affinity terms
+// (+HardPodAffinityWeight, when positive) and preferred affinity (+weight)
+// and anti-affinity (-weight) terms that the incoming pod matches, each at
+// the term's key and the value on the placed pod's node. skip is
+// kube-scheduler's Skip: when no pair is counted, or when the pod has no
+// preferred terms and args ignore the placed pods' preferred terms.
+func (x *Index) InterPodAffinityScores(pod *v1.Pod, args ScoreArgs) (scores Scores, skip bool, err error) {
+	return x.interPodAffinityScores(pod, args, &scoreSink{all: true})
+}
+
+// InterPodAffinityScoresFor is InterPodAffinityScores with the score kept
+// only at the pairs the nodes carry: what Score reads when PreScore is
+// given those nodes, built in time that follows them rather than every
+// domain with a count. skip is InterPodAffinityScores's, decided by every
+// pair counted, on these nodes or not.
+func (x *Index) InterPodAffinityScoresFor(pod *v1.Pod, args ScoreArgs, nodes []*v1.Node) (scores Scores, skip bool, err error) {
+	return x.interPodAffinityScores(pod, args, &scoreSink{nodes: nodes})
+}
+
+func (x *Index) interPodAffinityScores(pod *v1.Pod, args ScoreArgs, sink *scoreSink) (Scores, bool, error) {
+	if pod == nil {
+		return nil, false, errors.New("placed: nil pod")
+	}
+	a := pod.Spec.Affinity
+	hasPreferred := a != nil && (a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 ||
+		a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0)
+	if args.IgnorePreferredTermsOfExistingPods && !hasPreferred {
+		return nil, true, nil
+	}
+	a = pod.Spec.Affinity
+	terms, err := compileIncoming(pod)
+	if err != nil {
+		return nil, false, err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.clock++
+	sink.scores = Scores{}
+	for i := range terms.PreferredAffinity {
+		src := []v1.PodAffinityTerm{a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm}
+		sink.add(x.incomingShape(pod, incomingTerm, terms.PreferredAffinity[i:i+1], nil, src, nil), int64(terms.PreferredAffinity[i].Weight))
+	}
+	for i := range terms.PreferredAntiAffinity {
+		src := []v1.PodAffinityTerm{a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm}
+		sink.add(x.incomingShape(pod, incomingTerm, terms.PreferredAntiAffinity[i:i+1], nil, src, nil), -int64(terms.PreferredAntiAffinity[i].Weight))
+	}
+	x.matches = x.placedIx.Matching(x.matches[:0], pod)
+	for _, m := range x.matches {
+		switch s := m.Tag; s.kind {
+		case placedAffinity:
+			if args.HardPodAffinityWeight > 0 {
+				sink.add(s, int64(args.HardPodAffinityWeight))
+			}
+		case placedPreferred:
+			sink.add(s, int64(s.weight))
+		case placedPreferredAnti:
+			sink.add(s, -int64(s.weight))
+		}
+	}
+	clear(x.matches)
+	x.evict()
+	return sink.scores, !sink.counted, nil
+}

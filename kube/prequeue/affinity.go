@@ -86,14 +86,14 @@ func (c *affinityCycle) preFilter(state fwk.CycleState, pod *v1.Pod) (*fwk.PreFi
 			return nil, fwk.NewStatus(fwk.Skip), nil
 		}
 	}
-	x, err := syncView(state, c.view, c.lister)
+	var counts placed.AffinityCounts
+	var parseErr error
+	x, err := askSnapshot(state, c.view, c.lister, func(x *placed.Index) { counts, parseErr = x.InterPodAffinity(pod) })
 	if err != nil {
 		return nil, nil, err
 	}
-	counts, err := x.InterPodAffinity(pod)
-	c.view.mu.Unlock()
-	if err != nil {
-		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("parsing pod: %+v", err)), nil
+	if parseErr != nil {
+		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("parsing pod: %+v", parseErr)), nil
 	}
 	if len(counts.ExistingAntiAffinity) == 0 && len(pi.GetRequiredAffinityTerms()) == 0 && len(pi.GetRequiredAntiAffinityTerms()) == 0 {
 		return nil, fwk.NewStatus(fwk.Skip), nil
@@ -117,14 +117,15 @@ func readState[T fwk.StateData](state fwk.CycleState, key fwk.StateKey) (T, erro
 	return s, nil
 }
 
-// syncView brings view to lister's snapshot, that of the cycle whose
-// state is state, and returns its index, the view locked.
-func syncView(state fwk.CycleState, view *snapshotView, lister fwk.SharedLister) (*placed.Index, error) {
+// askSnapshot lists lister's snapshot, that of the cycle whose state is
+// state, and asks question of view's index synced with it (see
+// snapshotView.ask).
+func askSnapshot(state fwk.CycleState, view *snapshotView, lister fwk.SharedLister, question func(*placed.Index)) (*placed.Index, error) {
 	list, err := lister.NodeInfos().List()
 	if err != nil {
 		return nil, fmt.Errorf("listing the snapshot's nodes: %w", err)
 	}
-	return view.syncIndex(state, list)
+	return view.ask(state, list, question)
 }
 
 func (c *affinityCycle) keys() (preFilter, preScore fwk.StateKey) {
@@ -247,10 +248,6 @@ func (c *affinityCycle) preScore(state fwk.CycleState, pod *v1.Pod, nodes []fwk.
 			return fwk.NewStatus(fwk.Skip), nil
 		}
 	}
-	x, err := syncView(state, c.view, c.lister)
-	if err != nil {
-		return nil, err
-	}
 	// Score reads the topology score only at the pairs of the nodes it is
 	// given, which are these.
 	scored := make([]*v1.Node, 0, len(nodes))
@@ -259,11 +256,17 @@ func (c *affinityCycle) preScore(state fwk.CycleState, pod *v1.Pod, nodes []fwk.
 			scored = append(scored, n)
 		}
 	}
-	scores, skip, err := x.InterPodAffinityScoresFor(pod, c.args, scored)
-	c.view.mu.Unlock()
+	var scores placed.Scores
+	var skip bool
+	var parseErr error
+	if _, err := askSnapshot(state, c.view, c.lister, func(x *placed.Index) {
+		scores, skip, parseErr = x.InterPodAffinityScoresFor(pod, c.args, scored)
+	}); err != nil {
+		return nil, err
+	}
 	switch {
-	case err != nil:
-		return fwk.AsStatus(fmt.Errorf("failed to parse pod: %w", err)), nil
+	case parseErr != nil:
+		return fwk.AsStatus(fmt.Errorf("failed to parse pod: %w", parseErr)), nil
 	case skip:
 		return fwk.NewStatus(fwk.Skip), nil
 	}

@@ -153,7 +153,7 @@
 // affinityq_cycle_fallbacks_total{reason="sync"}. A nil cycle state, which
 // the framework never passes, gets an Error status (Skip from PreFilter and
 // Success from Filter for a pod whose resize is deferred, as in-tree).
-
+//
 // # Cost and concurrency
 //
 // A pre-hint is one index lookup (see package index: proportional to the

@@ -32,9 +32,9 @@ import (
 // the group's members are assumed into the snapshot one after another, so
 // its syncs always walk the node list.
 //
-// mu serialises syncs and the questions asked after them; it is taken
-// before the index's own lock and never held while calling out of the
-// view. A sync that fails (the index refused a pod) resets the view, so
+// mu serialises syncs and the questions asked after them (ask): it is
+// taken before the index's own lock, held only within the view's methods,
+// and the only code they call under it is the index's and ask's question. A sync that fails (the index refused a pod) resets the view, so
 // that the next sync rebuilds the index from the snapshot.
 type snapshotView struct {
 	newIndex func() *placed.Index
@@ -109,10 +109,10 @@ func (m *syncMark) current(v *snapshotView, list []fwk.NodeInfo) bool {
 	return m.view == v && m.epoch == v.epoch && len(m.list) == len(list) && (len(list) == 0 || &m.list[0] == &list[0])
 }
 
-// sync brings the index to the snapshot's node list. It holds v.mu on
-// return, also on error; the caller asks its questions and unlocks.
+// sync brings the index to the snapshot's node list.
 func (v *snapshotView) sync(list []fwk.NodeInfo) error {
 	v.mu.Lock()
+	defer v.mu.Unlock()
 	return v.walk(list)
 }
 
@@ -180,22 +180,25 @@ func (v *snapshotView) walk(list []fwk.NodeInfo) error {
 	return nil
 }
 
-// syncIndex syncs the index with list, the node list of the cycle whose
-// state is state, unless the cycle's mark says it is, and returns it,
-// holding v.mu on success, which the caller releases once it has asked
-// its question.
-func (v *snapshotView) syncIndex(state fwk.CycleState, list []fwk.NodeInfo) (*placed.Index, error) {
+// ask syncs the index with list, the node list of the cycle whose state
+// is state, unless the cycle's mark says it is, and asks question of it
+// under v.mu, which it releases before returning. It returns the index,
+// which the cycle's state may keep for what reads no shared part of it
+// (placed.Index.AffinityChange, SpreadChange); question is not called when
+// the sync fails.
+func (v *snapshotView) ask(state fwk.CycleState, list []fwk.NodeInfo, question func(*placed.Index)) (*placed.Index, error) {
 	v.mu.Lock()
+	defer v.mu.Unlock()
 	// A pod group's cycle changes the snapshot between its members' cycles,
 	// whose states may be clones of one: it always walks.
-	if m, err := readState[*syncMark](state, syncedKey); err == nil && m.current(v, list) && !state.IsPodGroupSchedulingCycle() {
-		return v.x, nil
+	m, err := readState[*syncMark](state, syncedKey)
+	if err != nil || !m.current(v, list) || state.IsPodGroupSchedulingCycle() {
+		if err := v.walk(list); err != nil {
+			return nil, err
+		}
+		state.Write(syncedKey, &syncMark{view: v, epoch: v.epoch, list: list})
 	}
-	if err := v.walk(list); err != nil {
-		v.mu.Unlock()
-		return nil, err
-	}
-	state.Write(syncedKey, &syncMark{view: v, epoch: v.epoch, list: list})
+	question(v.x)
 	return v.x, nil
 }
 

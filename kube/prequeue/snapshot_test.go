@@ -129,12 +129,10 @@ func TestSnapshotView(t *testing.T) {
 				t.Fatalf("seed %d step %d: %v", seed, step, err)
 			}
 			checkView(t, fmt.Sprintf("seed %d step %d", seed, step), view, list, r)
-			view.mu.Unlock()
 			reads := view.reads
 			if err := view.sync(list); err != nil {
 				t.Fatal(err)
 			}
-			view.mu.Unlock()
 			if view.reads != reads {
 				t.Fatalf("seed %d step %d: a second sync of the same snapshot read %d NodeInfos", seed, step, view.reads-reads)
 			}
@@ -166,10 +164,9 @@ func TestSyncMark(t *testing.T) {
 	view := newSnapshotView(func() *placed.Index { return placed.New() })
 	sync := func(state fwk.CycleState, list []fwk.NodeInfo, walks uint64, what string) {
 		t.Helper()
-		if _, err := view.syncIndex(state, list); err != nil {
+		if _, err := view.ask(state, list, func(*placed.Index) {}); err != nil {
 			t.Fatal(err)
 		}
-		view.mu.Unlock()
 		if view.walks != walks {
 			t.Fatalf("%s: %d walks, want %d", what, view.walks, walks)
 		}
@@ -295,7 +292,6 @@ func BenchmarkSyncBusyNode(b *testing.B) {
 			if err := view.sync(list); err != nil {
 				b.Fatal(err)
 			}
-			view.mu.Unlock()
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
@@ -305,7 +301,6 @@ func BenchmarkSyncBusyNode(b *testing.B) {
 				if err := view.sync(list); err != nil {
 					b.Fatal(err)
 				}
-				view.mu.Unlock()
 			}
 		})
 	}

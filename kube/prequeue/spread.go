@@ -1,6 +1,7 @@
 package prequeue
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -248,13 +249,10 @@ func (c *spreadCycle) preFilter(state fwk.CycleState, pod *v1.Pod) (*fwk.PreFilt
 	if err != nil {
 		return nil, fwk.AsStatus(fmt.Errorf("get constraints from pod: obtaining pod's hard topology spread constraints: %w", err)), nil
 	}
-	x, err := syncView(state, c.view, c.lister)
-	if err != nil {
-		return nil, nil, err
-	}
-	counts, err := x.PodTopologySpread(counted)
-	c.view.mu.Unlock()
-	if err != nil {
+	var counts []placed.SpreadCounts
+	var countErr error
+	x, err := askSnapshot(state, c.view, c.lister, func(x *placed.Index) { counts, countErr = x.PodTopologySpread(counted) })
+	if err = cmp.Or(err, countErr); err != nil {
 		return nil, nil, err
 	}
 	s := &spreadState{constraints: cs, counts: counts, paths: make([]criticalPaths, len(cs)), self: make([]int, len(cs)), counted: counted, x: x}
@@ -367,17 +365,17 @@ func (c *spreadCycle) preScore(state fwk.CycleState, pod *v1.Pod, filtered []fwk
 	for i, ni := range filtered {
 		names[i] = ni.Node().Name
 	}
-	x, err := syncView(state, c.view, c.lister)
-	if err != nil {
-		return nil, err
-	}
 	// Only the system defaults score nodes that lack a constraint's key.
 	requireAll := len(pod.Spec.TopologySpreadConstraints) > 0 || !c.systemDefaulted
-	scores, skip, err := x.PodTopologySpreadScores(counted, names, requireAll)
-	c.view.mu.Unlock()
+	var scores placed.SpreadScores
+	var skip bool
+	var scoreErr error
+	_, err = askSnapshot(state, c.view, c.lister, func(x *placed.Index) {
+		scores, skip, scoreErr = x.PodTopologySpreadScores(counted, names, requireAll)
+	})
 	switch {
-	case err != nil:
-		return nil, err
+	case err != nil || scoreErr != nil:
+		return nil, cmp.Or(err, scoreErr)
 	case skip:
 		return fwk.NewStatus(fwk.Skip), nil
 	}

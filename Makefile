@@ -73,16 +73,16 @@ KUBE_TESTFLAGS ?= -race -short
 # -trimpath (its kube-apiserver finds its certificate fixtures through its
 # source path).
 kube-test: KUBE_E2E_FLAGS ?= $(if $(filter -race,$(KUBE_TESTFLAGS)),,-short)
-kube-test: etcd ## the kube/ module (k8s.io/kubernetes v1.37.2): vet, tests of feed and prequeue and upstream's tables through the wrappers (KUBE_TESTFLAGS: -race -short), bin/kube-scheduler, and its end-to-end test against a kube-apiserver (kube/e2e)
+kube-test: etcd ## the kube/ module (k8s.io/kubernetes v1.37.2): vet, tests of feed, affinityq and its two halves (internal/requeue, internal/cycle) and upstream's tables through the wrappers (KUBE_TESTFLAGS: -race -short), bin/kube-scheduler, and its end-to-end test against a kube-apiserver (kube/e2e)
 	cd kube && $(GO) vet ./...
-	cd kube && $(GO) test $(KUBE_TESTFLAGS) -count=1 ./feed/... ./prequeue/... ./cmd/... ./upstream/...
+	cd kube && $(GO) test $(KUBE_TESTFLAGS) -count=1 ./feed/... ./affinityq/... ./internal/... ./cmd/... ./upstream/...
 	cd kube && $(GO) build -o $(BIN)/kube-scheduler ./cmd/kube-scheduler
 	cd kube && PATH="$(BIN):$$PATH" AFFINITYQ_KUBE_SCHEDULER=$(BIN)/kube-scheduler \
 		$(GO) test $(KUBE_E2E_FLAGS) -count=1 -timeout=20m ./e2e/...
 
 # kube/upstream: kube-scheduler v1.37.2's own unit tests of InterPodAffinity
 # and PodTopologySpread, built from the module cache with the plug-in
-# constructors replaced by prequeue's wrappers (its package documentation
+# constructors replaced by package affinityq's wrappers (its package documentation
 # says how). kube-test runs it too; its test binaries are built without
 # -race whatever KUBE_TESTFLAGS says.
 upstream-tables: ## kube-scheduler's own InterPodAffinity and PodTopologySpread tests through the wrappers (kube/upstream), with who answered each cycle

@@ -90,7 +90,7 @@ func buildIndex(tb testing.TB, pods []*v1.Pod, opts ...Option) *Index[benchTag] 
 }
 
 // benchTag is the benchmarks' tag type: a pointer, as the queue's and
-// kube/prequeue's are.
+// kube/affinityq's are.
 type benchTag = *v1.Pod
 
 // BenchmarkAssignedPodUpdated measures the lookup for a relabelled assigned

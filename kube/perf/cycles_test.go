@@ -16,7 +16,7 @@ import (
 )
 
 // The affinityq wrappers' scheduling-cycle counters in kube-scheduler's
-// registry (kube/prequeue/metrics.go).
+// registry (kube/affinityq/metrics.go and the metrics.go of kube/internal/requeue and cycle).
 const (
 	cycleAnswersName   = "affinityq_cycle_answers_total"   // by plugin
 	cycleFallbacksName = "affinityq_cycle_fallbacks_total" // by plugin and reason
@@ -37,7 +37,7 @@ type cycleCounts struct {
 }
 
 // readCycleCounts reads the two counters from legacyregistry. Before the
-// first prequeue.New registers them, and after the harness resets the
+// first affinityq.New registers them, and after the harness resets the
 // registry, they have no series: zero.
 func readCycleCounts() (cycleCounts, error) {
 	c := cycleCounts{answers: map[string]float64{}, fallbacks: map[fallback]float64{}}

@@ -9,13 +9,13 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
-	"github.com/affinityq/affinityq/kube/prequeue"
+	"github.com/affinityq/affinityq/kube/affinityq"
 )
 
 // Names of the affinityq plug-ins, as scheduler-affinityq.yaml enables them.
 const (
-	interPodAffinityName  = prequeue.InterPodAffinityName
-	podTopologySpreadName = prequeue.PodTopologySpreadName
+	interPodAffinityName  = affinityq.InterPodAffinityName
+	podTopologySpreadName = affinityq.PodTopologySpreadName
 )
 
 // outOfTreeRegistry returns the plug-ins the harness adds to kube-scheduler's
@@ -25,7 +25,7 @@ const (
 //
 // The harness builds a new scheduler, with a new informer factory, for
 // every workload, from this one registry; the two wrappers of one scheduler
-// must share one prequeue.Plugins, which binds to that scheduler's informer
+// must share one affinityq.Plugins, which binds to that scheduler's informer
 // factory. So the factories hand each scheduler a Plugins of its own, made
 // when its first wrapper is built, and drop the previous scheduler's (the
 // harness runs workloads one at a time), so that its index and informer
@@ -33,30 +33,30 @@ const (
 func outOfTreeRegistry() frameworkruntime.Registry {
 	var s perScheduler
 	return frameworkruntime.Registry{
-		prequeue.InterPodAffinityName: func(ctx context.Context, args runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+		affinityq.InterPodAffinityName: func(ctx context.Context, args runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
 			return s.pluginsFor(h).NewInterPodAffinity(ctx, args, h)
 		},
-		prequeue.PodTopologySpreadName: func(ctx context.Context, args runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+		affinityq.PodTopologySpreadName: func(ctx context.Context, args runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
 			return s.pluginsFor(h).NewPodTopologySpread(ctx, args, h)
 		},
 	}
 }
 
-// perScheduler holds the prequeue.Plugins of the scheduler being built or
+// perScheduler holds the affinityq.Plugins of the scheduler being built or
 // run: the one whose informer factory it was last asked about.
 type perScheduler struct {
 	mu      sync.Mutex // protects the fields below
 	factory informers.SharedInformerFactory
-	plugins *prequeue.Plugins
+	plugins *affinityq.Plugins
 }
 
 // pluginsFor returns the Plugins of h's scheduler, identified by its
 // informer factory, replacing those of any earlier scheduler.
-func (s *perScheduler) pluginsFor(h fwk.Handle) *prequeue.Plugins {
+func (s *perScheduler) pluginsFor(h fwk.Handle) *affinityq.Plugins {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if f := h.SharedInformerFactory(); s.plugins == nil || f != s.factory {
-		s.factory, s.plugins = f, prequeue.New()
+		s.factory, s.plugins = f, affinityq.New()
 	}
 	return s.plugins
 }

@@ -1,7 +1,7 @@
 // Package upstream runs kube-scheduler v1.37.2's own unit tests of the
 // InterPodAffinity and PodTopologySpread plugins
 // (pkg/scheduler/framework/plugins/{interpodaffinity,podtopologyspread})
-// through prequeue's wrappers. It has no API: its test, TestUpstreamTables,
+// through package affinityq's wrappers. It has no API: its test, TestUpstreamTables,
 // is the whole of it.
 //
 // Nothing of upstream's is copied into this repository. The test reads the
@@ -11,7 +11,7 @@
 // points the wrapper serves renamed inTree…, a field added to the plugin's
 // struct to hold the wrappers), and the directory's own shim.go (built with
 // the affinityq_upstream tag), whose New and extension points go through
-// prequeue.Plugins.NewInterPodAffinity and NewPodTopologySpread (see
+// affinityq.Plugins.NewInterPodAffinity and NewPodTopologySpread (see
 // internal/shim). So a test that builds the plugin with New, or writes its
 // struct literal, and then calls PreFilter, Filter, AddPod, RemovePod,
 // PreScore, Score or NormalizeScore, gets the wrapper's answers; upstream's

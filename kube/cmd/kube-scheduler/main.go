@@ -9,7 +9,7 @@
 //
 // One flag of its own: --affinityq-self-check-every=N checks one in N
 // narrowed pre-hint answers against every pending pod evaluated without
-// the index (prequeue.WithSelfCheck), counting misses in
+// the index (affinityq.WithSelfCheck), counting misses in
 // affinityq_index_selfcheck_divergences_total; 0, the default, checks
 // none.
 package main
@@ -27,21 +27,21 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 
-	"github.com/affinityq/affinityq/kube/prequeue"
+	"github.com/affinityq/affinityq/kube/affinityq"
 )
 
 func main() {
 	var selfCheckEvery int
 	// The plugin factories run after the flags are parsed: the Plugins
 	// value both share is built on the first of them.
-	plugins := sync.OnceValue(func() *prequeue.Plugins {
-		return prequeue.New(prequeue.WithSelfCheck(selfCheckEvery))
+	plugins := sync.OnceValue(func() *affinityq.Plugins {
+		return affinityq.New(affinityq.WithSelfCheck(selfCheckEvery))
 	})
 	command := app.NewSchedulerCommand(
-		app.WithPlugin(prequeue.InterPodAffinityName, func(ctx context.Context, args runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+		app.WithPlugin(affinityq.InterPodAffinityName, func(ctx context.Context, args runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
 			return plugins().NewInterPodAffinity(ctx, args, h)
 		}),
-		app.WithPlugin(prequeue.PodTopologySpreadName, func(ctx context.Context, args runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+		app.WithPlugin(affinityq.PodTopologySpreadName, func(ctx context.Context, args runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
 			return plugins().NewPodTopologySpread(ctx, args, h)
 		}),
 	)

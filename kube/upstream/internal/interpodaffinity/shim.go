@@ -4,7 +4,7 @@
 // package as package upstream assembles it when its test runs (an overlay,
 // with the affinityq_upstream tag): upstream's files, with New renamed
 // newInTree and the cycle's extension points renamed inTree…, and this
-// file, whose New and extension points go through prequeue's wrapper. The
+// file, whose New and extension points go through package affinityq's wrapper. The
 // directory holds only this file; without the overlay it builds nothing.
 package interpodaffinity
 

@@ -1,5 +1,5 @@
 // Package shim routes the scheduling cycles of kube-scheduler's own unit
-// tests of InterPodAffinity and PodTopologySpread through prequeue's
+// tests of InterPodAffinity and PodTopologySpread through package affinityq's
 // wrappers. It is linked only into the test binaries that package upstream
 // assembles: each assembled upstream package has a small file (shim.go,
 // built with the affinityq_upstream tag) whose New and extension points
@@ -33,7 +33,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
-	"github.com/affinityq/affinityq/kube/prequeue"
+	"github.com/affinityq/affinityq/kube/affinityq"
 )
 
 // cluster is the test binary's -affinityq.cluster flag: make the test's
@@ -135,7 +135,7 @@ func (c *Cell) unlockedBuild(fts feature.Features) (*Wrapper, error) {
 	if w := c.built[fts]; w != nil {
 		return w, nil
 	}
-	ps := prequeue.New(prequeue.WithFeatures(fts))
+	ps := affinityq.New(affinityq.WithFeatures(fts))
 	build := ps.NewInterPodAffinity
 	if c.kind == PodTopologySpread {
 		build = ps.NewPodTopologySpread

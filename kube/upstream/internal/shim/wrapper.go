@@ -9,7 +9,7 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
-	"github.com/affinityq/affinityq/kube/prequeue"
+	"github.com/affinityq/affinityq/kube/affinityq"
 )
 
 // Wrapper is one wrapper plugin, with the Plugins value it was built from.
@@ -17,7 +17,7 @@ import (
 // methods are the wrapper's.
 type Wrapper struct {
 	fwk.Plugin
-	plugins *prequeue.Plugins
+	plugins *affinityq.Plugins
 	lister  fwk.SharedLister // the handle's snapshot
 }
 

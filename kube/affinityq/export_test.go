@@ -1,0 +1,50 @@
+package affinityq
+
+import "github.com/affinityq/affinityq/kube/internal/requeue"
+
+// TrackerState reports, for tests, what the tracker of pending pods holds
+// (the zero State before a wrapper is built).
+func (p *Plugins) TrackerState() requeue.State {
+	p.mu.Lock()
+	t := p.tracker
+	p.mu.Unlock()
+	if t == nil {
+		return requeue.State{}
+	}
+	return t.State()
+}
+
+// ValidateTracker checks the tracker's invariants; see Tracker.Validate.
+func (p *Plugins) ValidateTracker() error {
+	p.mu.Lock()
+	t := p.tracker
+	p.mu.Unlock()
+	if t == nil {
+		return nil
+	}
+	return t.Validate()
+}
+
+// ViewWalks returns, for tests, how many node lists the plug-ins' views
+// have walked to sync their indexes.
+func (p *Plugins) ViewWalks() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var n uint64
+	for _, v := range p.views {
+		n += v.Walks()
+	}
+	return n
+}
+
+// ViewNamespaceChanges returns, for tests, how many namespace events the
+// plug-ins' views have heard.
+func (p *Plugins) ViewNamespaceChanges() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var n uint64
+	for _, v := range p.views {
+		n += v.NamespaceChanges()
+	}
+	return n
+}

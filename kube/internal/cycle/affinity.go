@@ -1,0 +1,328 @@
+package cycle
+
+import (
+	"fmt"
+	"maps"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	listersv1 "k8s.io/client-go/listers/core/v1"
+	"k8s.io/component-helpers/resource"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/interpodaffinity"
+
+	"github.com/affinityq/affinityq/placed"
+)
+
+// InterPodAffinity computes InterPodAffinity's extension points from the
+// placed index: PreFilter's counts and Filter's verdicts (filtering.go
+// without the InterPodAffinityHostnameFastPath gate, which is alpha and off
+// by default; the wrapper delegates when it is on), PreFilterExtensions,
+// and PreScore's topology score with Score and NormalizeScore (scoring.go).
+type InterPodAffinity struct {
+	view     *View
+	lister   fwk.SharedLister
+	nsLister listersv1.NamespaceLister
+	args     placed.ScoreArgs
+	// resizeDeferred is the in-tree plugin's
+	// InPlacePodVerticalScalingSchedulerPreemption gate: a pod whose resize
+	// is deferred skips PreFilter and passes Filter.
+	resizeDeferred bool
+}
+
+// NewInterPodAffinity returns InterPodAffinity's answers with the in-tree
+// plugin's args over view, the view of h's snapshot.
+func NewInterPodAffinity(view *View, h fwk.Handle, args *config.InterPodAffinityArgs, fts feature.Features) *InterPodAffinity {
+	return &InterPodAffinity{
+		view: view, lister: h.SnapshotSharedLister(), nsLister: h.SharedInformerFactory().Core().V1().Namespaces().Lister(),
+		args:           placed.ScoreArgs{HardPodAffinityWeight: args.HardPodAffinityWeight, IgnorePreferredTermsOfExistingPods: args.IgnorePreferredTermsOfExistingPods},
+		resizeDeferred: fts.EnableInPlacePodVerticalScalingSchedulerPreemption,
+	}
+}
+
+// The cycle state's keys of InterPodAffinity's PreFilter and PreScore
+// answers, distinct from the in-tree plugin's.
+const (
+	affinityPreFilterKey fwk.StateKey = "affinityq.io/InterPodAffinity/PreFilter"
+	affinityPreScoreKey  fwk.StateKey = "affinityq.io/InterPodAffinity/PreScore"
+)
+
+// affinityState is the PreFilter state: the counts, and the incoming pod's
+// required terms with their namespace selectors resolved, as the in-tree
+// plugin holds them.
+type affinityState struct {
+	counts  placed.AffinityCounts
+	podInfo fwk.PodInfo
+	x       *placed.Index // AffinityChange's namespace labels
+}
+
+// Clone copies the counts, which AddPod and RemovePod change.
+func (s *affinityState) Clone() fwk.StateData {
+	c := *s
+	c.counts = placed.AffinityCounts{
+		ExistingAntiAffinity: maps.Clone(s.counts.ExistingAntiAffinity),
+		Affinity:             maps.Clone(s.counts.Affinity),
+		AntiAffinity:         maps.Clone(s.counts.AntiAffinity),
+	}
+	return &c
+}
+
+// PreFilter answers PreFilter from the index. A non-nil error is one the
+// index cannot answer through (the snapshot's nodes could not be listed
+// or synced): the caller falls back to the in-tree plugin.
+func (c *InterPodAffinity) PreFilter(state fwk.CycleState, pod *v1.Pod) (*fwk.PreFilterResult, *fwk.Status, error) {
+	if c.resizeDeferred && resource.IsPodResizeDeferred(pod) {
+		return nil, fwk.NewStatus(fwk.Skip), nil
+	}
+	pi, err := framework.NewPodInfo(pod)
+	if err != nil {
+		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("parsing pod: %+v", err)), nil
+	}
+	for _, terms := range [][]fwk.AffinityTerm{pi.GetRequiredAffinityTerms(), pi.GetRequiredAntiAffinityTerms()} {
+		for i := range terms {
+			if err := c.resolveNamespaces(&terms[i]); err != nil {
+				return nil, fwk.AsStatus(err), nil
+			}
+		}
+	}
+	if len(pi.GetRequiredAffinityTerms()) == 0 && len(pi.GetRequiredAntiAffinityTerms()) == 0 {
+		// Only placed pods' required anti-affinity can reject such a pod;
+		// with none in the snapshot the in-tree plugin counts nothing and
+		// skips, and so the index need not be synced.
+		anti, err := c.lister.NodeInfos().HavePodsWithRequiredAntiAffinityList()
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(anti) == 0 {
+			return nil, fwk.NewStatus(fwk.Skip), nil
+		}
+	}
+	var counts placed.AffinityCounts
+	var parseErr error
+	x, err := askSnapshot(state, c.view, c.lister, func(x *placed.Index) { counts, parseErr = x.InterPodAffinity(pod) })
+	if err != nil {
+		return nil, nil, err
+	}
+	if parseErr != nil {
+		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("parsing pod: %+v", parseErr)), nil
+	}
+	if len(counts.ExistingAntiAffinity) == 0 && len(pi.GetRequiredAffinityTerms()) == 0 && len(pi.GetRequiredAntiAffinityTerms()) == 0 {
+		return nil, fwk.NewStatus(fwk.Skip), nil
+	}
+	state.Write(affinityPreFilterKey, &affinityState{counts: counts, podInfo: pi, x: x})
+	return nil, nil, nil
+}
+
+// readState returns the state a wrapper's PreFilter or PreScore wrote
+// under key.
+func readState[T fwk.StateData](state fwk.CycleState, key fwk.StateKey) (T, error) {
+	var zero T
+	d, err := state.Read(key)
+	if err != nil {
+		return zero, fmt.Errorf("reading %q from the cycle state: %w", key, err)
+	}
+	s, ok := d.(T)
+	if !ok {
+		return zero, fmt.Errorf("%q holds a %T", key, d)
+	}
+	return s, nil
+}
+
+// askSnapshot lists lister's snapshot, that of the cycle whose state is
+// state, and asks question of view's index synced with it (see
+// View.ask).
+func askSnapshot(state fwk.CycleState, view *View, lister fwk.SharedLister, question func(*placed.Index)) (*placed.Index, error) {
+	list, err := lister.NodeInfos().List()
+	if err != nil {
+		return nil, fmt.Errorf("listing the snapshot's nodes: %w", err)
+	}
+	return view.ask(state, list, question)
+}
+
+func (c *InterPodAffinity) Keys() (preFilter, preScore fwk.StateKey) {
+	return affinityPreFilterKey, affinityPreScoreKey
+}
+
+// resolveNamespaces adds to a term's namespaces those its namespace
+// selector selects, as the in-tree plugin does before it counts: a
+// selector that is not {} then reads only namespaces that exist.
+func (c *InterPodAffinity) resolveNamespaces(t *fwk.AffinityTerm) error {
+	if t.NamespaceSelector.Empty() {
+		return nil
+	}
+	nss, err := c.nsLister.List(t.NamespaceSelector)
+	if err != nil {
+		return err
+	}
+	for _, ns := range nss {
+		t.Namespaces.Insert(ns.Name)
+	}
+	t.NamespaceSelector = labels.Nothing()
+	return nil
+}
+
+// Update applies a pod added to (d = 1) or removed from (d = -1) the
+// cycle's view of a node.
+func (c *InterPodAffinity) Update(state fwk.CycleState, pod *v1.Pod, p fwk.PodInfo, ni fwk.NodeInfo, d int) *fwk.Status {
+	s, err := readState[*affinityState](state, affinityPreFilterKey)
+	if err != nil {
+		return fwk.AsStatus(err)
+	}
+	if err := s.x.AffinityChange(s.counts, pod, p.GetPod(), ni.Node(), int64(d)); err != nil {
+		return fwk.AsStatus(err)
+	}
+	return nil
+}
+
+// Filter decides Filter for one node from the counts: the incoming pod's
+// affinity (a pair of every term's key with a matching pod, or none
+// anywhere and the pod matching its own terms), its anti-affinity, and the
+// placed pods' anti-affinity.
+func (c *InterPodAffinity) Filter(d fwk.StateData, pod *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
+	if c.resizeDeferred && resource.IsPodResizeDeferred(pod) {
+		return nil
+	}
+	s, ok := d.(*affinityState)
+	if !ok {
+		return fwk.AsStatus(fmt.Errorf("%q holds a %T", affinityPreFilterKey, d))
+	}
+	node := ni.Node()
+	if terms := s.podInfo.GetRequiredAffinityTerms(); len(terms) > 0 {
+		found := true
+		for _, t := range terms {
+			v, ok := node.Labels[t.TopologyKey]
+			if !ok {
+				return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, interpodaffinity.ErrReasonAffinityRulesNotMatch)
+			}
+			if s.counts.Affinity[placed.Pair{Key: t.TopologyKey, Value: v}] <= 0 {
+				found = false
+			}
+		}
+		if !found && (len(s.counts.Affinity) > 0 || !matchesAllTerms(terms, pod)) {
+			return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, interpodaffinity.ErrReasonAffinityRulesNotMatch)
+		}
+	}
+	if len(s.counts.AntiAffinity) > 0 {
+		for _, t := range s.podInfo.GetRequiredAntiAffinityTerms() {
+			if v, ok := node.Labels[t.TopologyKey]; ok && s.counts.AntiAffinity[placed.Pair{Key: t.TopologyKey, Value: v}] > 0 {
+				return fwk.NewStatus(fwk.Unschedulable, interpodaffinity.ErrReasonAntiAffinityRulesNotMatch)
+			}
+		}
+	}
+	if len(s.counts.ExistingAntiAffinity) > 0 {
+		for k, v := range node.Labels {
+			if s.counts.ExistingAntiAffinity[placed.Pair{Key: k, Value: v}] > 0 {
+				return fwk.NewStatus(fwk.Unschedulable, interpodaffinity.ErrReasonExistingAntiAffinityRulesNotMatch)
+			}
+		}
+	}
+	return nil
+}
+
+// matchesAllTerms reports whether pod matches every one of terms (with
+// their namespaces resolved): the self-affinity rule.
+func matchesAllTerms(terms []fwk.AffinityTerm, pod *v1.Pod) bool {
+	for _, t := range terms {
+		if !t.Matches(pod, nil) {
+			return false
+		}
+	}
+	return len(terms) > 0
+}
+
+// scoreState is the PreScore state: the topology score.
+type scoreState struct{ scores placed.Scores }
+
+// Clone returns the state itself: Score only reads it.
+func (s *scoreState) Clone() fwk.StateData { return s }
+
+// PreScore answers PreScore from the index; a non-nil error is as
+// preFilter's.
+func (c *InterPodAffinity) PreScore(state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.Status, error) {
+	a := pod.Spec.Affinity
+	preferred := a != nil && (a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 ||
+		a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0)
+	if c.args.IgnorePreferredTermsOfExistingPods && !preferred {
+		return fwk.NewStatus(fwk.Skip), nil // before the pod is parsed, as in-tree
+	}
+	if _, err := framework.NewPodInfo(pod); err != nil {
+		return fwk.AsStatus(fmt.Errorf("failed to parse pod: %w", err)), nil
+	}
+	if !preferred {
+		// Only placed pods' affinity can score such a pod; with none in
+		// the snapshot the in-tree plugin processes no node and skips.
+		withAffinity, err := c.lister.NodeInfos().HavePodsWithAffinityList()
+		if err != nil {
+			return nil, err
+		}
+		if len(withAffinity) == 0 {
+			return fwk.NewStatus(fwk.Skip), nil
+		}
+	}
+	// Score reads the topology score only at the pairs of the nodes it is
+	// given, which are these.
+	scored := make([]*v1.Node, 0, len(nodes))
+	for _, ni := range nodes {
+		if n := ni.Node(); n != nil {
+			scored = append(scored, n)
+		}
+	}
+	var scores placed.Scores
+	var skip bool
+	var parseErr error
+	if _, err := askSnapshot(state, c.view, c.lister, func(x *placed.Index) {
+		scores, skip, parseErr = x.InterPodAffinityScoresFor(pod, c.args, scored)
+	}); err != nil {
+		return nil, err
+	}
+	switch {
+	case parseErr != nil:
+		return fwk.AsStatus(fmt.Errorf("failed to parse pod: %w", parseErr)), nil
+	case skip:
+		return fwk.NewStatus(fwk.Skip), nil
+	}
+	state.Write(affinityPreScoreKey, &scoreState{scores})
+	return nil, nil
+}
+
+// Score sums the topology score at the node's pairs.
+func (c *InterPodAffinity) Score(d fwk.StateData, ni fwk.NodeInfo) (int64, *fwk.Status) {
+	s, ok := d.(*scoreState)
+	if !ok {
+		return 0, fwk.AsStatus(fmt.Errorf("%q holds a %T", affinityPreScoreKey, d))
+	}
+	var sum int64
+	for key, values := range s.scores {
+		if v, ok := ni.Node().Labels[key]; ok {
+			sum += values[v]
+		}
+	}
+	return sum, nil
+}
+
+// Normalize maps the scores linearly onto [0, MaxNodeScore], the lowest
+// to 0, when the topology score is not empty.
+func (c *InterPodAffinity) Normalize(state fwk.CycleState, scores fwk.NodeScoreList) *fwk.Status {
+	s, err := readState[*scoreState](state, affinityPreScoreKey)
+	if err != nil {
+		return fwk.AsStatus(err)
+	}
+	if len(s.scores) == 0 || len(scores) == 0 {
+		return nil
+	}
+	lo, hi := scores[0].Score, scores[0].Score
+	for _, ns := range scores {
+		lo, hi = min(lo, ns.Score), max(hi, ns.Score)
+	}
+	for i := range scores {
+		f := 0.0
+		if hi > lo {
+			f = float64(fwk.MaxNodeScore) * (float64(scores[i].Score-lo) / float64(hi-lo))
+		}
+		scores[i].Score = int64(f)
+	}
+	return nil
+}

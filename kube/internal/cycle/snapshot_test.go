@@ -1,0 +1,307 @@
+package cycle
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
+
+	"github.com/affinityq/affinityq/placed"
+)
+
+// TestSnapshotView drives kube-scheduler's own cache through random node
+// and pod changes (assumed pods, confirmed and forgotten, included),
+// updates a snapshot from it as each cycle does, syncs the view, and
+// checks that the view's index answers as an index built from scratch
+// from the same snapshot, and that unchanged NodeInfos are not re-read.
+func TestSnapshotView(t *testing.T) {
+	metrics.Register() // the cache records into them
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logger := klog.FromContext(ctx)
+	steps := 400
+	if testing.Short() {
+		steps = 150
+	}
+	for seed := range 4 {
+		r := rand.New(rand.NewPCG(uint64(seed), 11))
+		c := internalcache.New(ctx, nil, false, false)
+		snap := internalcache.NewEmptySnapshot()
+		view := NewView(func() *placed.Index { return placed.New() })
+		nodes := map[string]*v1.Node{}
+		pods := map[types.UID]*v1.Pod{}
+		assumed := map[types.UID]bool{}
+		seq := 0
+		for step := range steps {
+			for range 1 + r.IntN(3) {
+				seq++
+				switch op := r.IntN(10); {
+				case op < 2: // a node added or relabelled
+					name := fmt.Sprintf("node-%d", r.IntN(6))
+					n := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
+						"zone": fmt.Sprintf("z%d", r.IntN(3)), "kubernetes.io/hostname": name}}}
+					if r.IntN(4) == 0 {
+						delete(n.Labels, "zone")
+					}
+					if old, ok := nodes[name]; ok {
+						c.UpdateNode(logger, old, n)
+					} else {
+						c.AddNode(logger, n)
+					}
+					nodes[name] = n
+				case op < 3 && len(nodes) > 0: // a node removed
+					n := pickValue(r, nodes)
+					if err := c.RemoveNode(logger, n); err != nil {
+						t.Fatal(err)
+					}
+					delete(nodes, n.Name)
+				case op < 7: // a pod added, or assumed
+					p := snapPod(r, seq)
+					if r.IntN(3) == 0 {
+						if err := c.AssumePod(logger, p); err != nil {
+							t.Fatal(err)
+						}
+						assumed[p.UID] = true
+					} else if err := c.AddPod(logger, p); err != nil {
+						t.Fatal(err)
+					}
+					pods[p.UID] = p
+				case op < 8 && len(pods) > 0: // a pod relabelled, or an assumed one confirmed
+					old := pickValue(r, pods)
+					p := old.DeepCopy()
+					p.Labels = map[string]string{"app": fmt.Sprintf("a%d", r.IntN(3))}
+					var err error
+					if assumed[old.UID] {
+						err = c.AddPod(logger, p)
+						delete(assumed, old.UID)
+					} else {
+						err = c.UpdatePod(logger, old, p)
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					pods[p.UID] = p
+				case len(pods) > 0: // a pod removed, or an assumed one forgotten (and assumed on another node: a failed binding retried)
+					p := pickValue(r, pods)
+					var err error
+					if assumed[p.UID] {
+						err = c.ForgetPod(logger, p)
+						delete(assumed, p.UID)
+						if err == nil && r.IntN(2) == 0 {
+							moved := p.DeepCopy()
+							moved.Spec.NodeName = fmt.Sprintf("node-%d", r.IntN(7))
+							if err := c.AssumePod(logger, moved); err != nil {
+								t.Fatal(err)
+							}
+							assumed[p.UID], pods[p.UID] = true, moved
+							break
+						}
+					} else {
+						err = c.RemovePod(logger, p)
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					delete(pods, p.UID)
+				}
+			}
+			if err := c.UpdateSnapshot(logger, snap); err != nil {
+				t.Fatal(err)
+			}
+			list, err := snap.NodeInfos().List()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := view.sync(list); err != nil {
+				t.Fatalf("seed %d step %d: %v", seed, step, err)
+			}
+			checkView(t, fmt.Sprintf("seed %d step %d", seed, step), view, list, r)
+			reads := view.reads
+			if err := view.sync(list); err != nil {
+				t.Fatal(err)
+			}
+			if view.reads != reads {
+				t.Fatalf("seed %d step %d: a second sync of the same snapshot read %d NodeInfos", seed, step, view.reads-reads)
+			}
+		}
+	}
+}
+
+// TestSyncMark checks that a cycle syncs the view once: a second sync
+// with the cycle's state walks no list, one with another cycle's state
+// does, after which the first cycle's mark no longer holds, and neither
+// does it for another list.
+func TestSyncMark(t *testing.T) {
+	metrics.Register()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logger := klog.FromContext(ctx)
+	c := internalcache.New(ctx, nil, false, false)
+	for i := range 3 {
+		c.AddNode(logger, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", i)}})
+	}
+	snap := internalcache.NewEmptySnapshot()
+	if err := c.UpdateSnapshot(logger, snap); err != nil {
+		t.Fatal(err)
+	}
+	list, err := snap.NodeInfos().List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := NewView(func() *placed.Index { return placed.New() })
+	sync := func(state fwk.CycleState, list []fwk.NodeInfo, walks uint64, what string) {
+		t.Helper()
+		if _, err := view.ask(state, list, func(*placed.Index) {}); err != nil {
+			t.Fatal(err)
+		}
+		if view.walks != walks {
+			t.Fatalf("%s: %d walks, want %d", what, view.walks, walks)
+		}
+	}
+	first, second := framework.NewCycleState(), framework.NewCycleState()
+	sync(first, list, 1, "a cycle's first sync")
+	sync(first, list, 1, "the same cycle's second sync")
+	sync(second, list, 2, "another cycle's sync")
+	sync(first, list, 3, "the first cycle after another synced")
+	sync(first, list, 3, "the first cycle again")
+	sync(first, list[:2], 4, "the first cycle with a shorter list")
+	if got := view.x.Len(); got != 0 {
+		t.Fatalf("index holds %d pods", got)
+	}
+}
+
+func pickValue[K cmp.Ordered, V any](r *rand.Rand, m map[K]V) V {
+	keys := slices.Sorted(maps.Keys(m)) // a seed decides the choice
+	return m[keys[r.IntN(len(keys))]]
+}
+
+func snapPod(r *rand.Rand, seq int) *v1.Pod {
+	p := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("p%d", seq), Namespace: "ns", UID: types.UID(fmt.Sprintf("uid-%d", seq)),
+			Labels: map[string]string{"app": fmt.Sprintf("a%d", r.IntN(3))}},
+		Spec: v1.PodSpec{NodeName: fmt.Sprintf("node-%d", r.IntN(7))},
+	}
+	if r.IntN(3) == 0 {
+		p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+			TopologyKey: "zone", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": fmt.Sprintf("a%d", r.IntN(3))}},
+		}}}}
+	}
+	return p
+}
+
+// checkView compares the view's answers with an index built from list.
+func checkView(t *testing.T, at string, view *View, list []fwk.NodeInfo, r *rand.Rand) {
+	t.Helper()
+	if err := view.x.Validate(); err != nil {
+		t.Fatalf("%s: %v", at, err)
+	}
+	fresh := placed.New()
+	pods := 0
+	for _, ni := range list {
+		if err := fresh.SetNode(ni.Node()); err != nil {
+			t.Fatal(err)
+		}
+		for _, pi := range ni.GetPods() {
+			if err := fresh.AddPod(pi.GetPod()); err != nil {
+				t.Fatal(err)
+			}
+			pods++
+		}
+	}
+	if got := view.x.Len(); got != pods {
+		t.Fatalf("%s: view holds %d pods, the snapshot %d", at, got, pods)
+	}
+	for i := range 3 {
+		app := fmt.Sprintf("a%d", (i+r.IntN(3))%3)
+		in := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "in", Namespace: "ns", UID: "in", Labels: map[string]string{"app": app}},
+			Spec: v1.PodSpec{
+				Affinity: &v1.Affinity{PodAffinity: &v1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+					TopologyKey: "zone", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}},
+				}}}},
+				TopologySpreadConstraints: []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "zone", WhenUnsatisfiable: v1.DoNotSchedule,
+					LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}}},
+			}}
+		got, err1 := view.x.InterPodAffinity(in)
+		want, err2 := fresh.InterPodAffinity(in)
+		if err1 != nil || err2 != nil || !maps.Equal(got.Affinity, want.Affinity) || !maps.Equal(got.ExistingAntiAffinity, want.ExistingAntiAffinity) {
+			t.Fatalf("%s: view answers %+v (%v), a fresh index %+v (%v)", at, got, err1, want, err2)
+		}
+		gs, err1 := view.x.PodTopologySpread(in)
+		ws, err2 := fresh.PodTopologySpread(in)
+		if err1 != nil || err2 != nil || !reflect.DeepEqual(gs, ws) {
+			t.Fatalf("%s: view spreads %+v (%v), a fresh index %+v (%v)", at, gs, err1, ws, err2)
+		}
+	}
+}
+
+// BenchmarkSyncBusyNode syncs the view after one pod is added to a node
+// that holds placed=N pods (PodAdd's anchor node: every unblocker lands
+// there), the cycle's cost of reading the changed node. The cache's own
+// update and snapshot are not timed.
+func BenchmarkSyncBusyNode(b *testing.B) {
+	metrics.Register()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logger := klog.FromContext(ctx)
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("placed=%d", n), func(b *testing.B) {
+			c := internalcache.New(ctx, nil, false, false)
+			for i := range 2 {
+				name := fmt.Sprintf("node-%d", i)
+				c.AddNode(logger, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}}})
+			}
+			pod := func(i int) *v1.Pod {
+				return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("p%d", i), Namespace: "ns", UID: types.UID(fmt.Sprintf("uid-%d", i)),
+					Labels: map[string]string{"color": "green"}}, Spec: v1.PodSpec{NodeName: "node-0"}}
+			}
+			for i := range n {
+				if err := c.AddPod(logger, pod(i)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			snap := internalcache.NewEmptySnapshot()
+			view := NewView(func() *placed.Index { return placed.New() })
+			next := n
+			step := func() {
+				if err := c.AddPod(logger, pod(next)); err != nil {
+					b.Fatal(err)
+				}
+				next++
+				if err := c.UpdateSnapshot(logger, snap); err != nil {
+					b.Fatal(err)
+				}
+			}
+			step()
+			list, err := snap.NodeInfos().List()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := view.sync(list); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				b.StopTimer()
+				step()
+				b.StartTimer()
+				if err := view.sync(list); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

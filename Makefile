@@ -50,8 +50,10 @@ bench: ## regenerate the benchmark tables (index rows up to 1,000,000 pending po
 	$(GO) run ./cmd/affinityq bench -progress=false -workloads unique-partner -policies relation -events 200 -naive-events 20 \
 		-svg $(RESULTS)/latency.svg -svg-sizes 1000,3000,10000,30000,100000 > /dev/null
 
-lint: vet ## go vet and staticcheck (pinned, through the module proxy)
-	$(GO) run $(STATICCHECK) ./...
+lint: vet ## go vet and staticcheck (pinned, through the module proxy) over both modules
+	GOBIN=$(BIN) $(GO) install $(STATICCHECK)
+	$(BIN)/staticcheck ./...
+	cd kube && $(GO) vet ./... && $(BIN)/staticcheck ./...
 
 tidy-check: ## go mod tidy (both modules) and gofmt leave nothing to change
 	$(GO) mod tidy -diff

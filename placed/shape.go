@@ -29,8 +29,6 @@ const (
 	incomingSpread   // one of its DoNotSchedule spread constraints, counted per node
 )
 
-func (k shapeKind) placed() bool { return k < incomingAffinity }
-
 // shape is one question and its counts per topology pair (package doc): how
 // many placed pods carry the term (placed shapes) or match the terms
 // (incoming shapes) at each pair. It is indexed, in placedIx or incomingIx,

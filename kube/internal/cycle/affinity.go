@@ -320,7 +320,7 @@ func (c *InterPodAffinity) Normalize(state fwk.CycleState, scores fwk.NodeScoreL
 	for i := range scores {
 		f := 0.0
 		if hi > lo {
-			f = float64(fwk.MaxNodeScore) * (float64(scores[i].Score-lo) / float64(hi-lo))
+			f = float64(fwk.MaxScore) * (float64(scores[i].Score-lo) / float64(hi-lo))
 		}
 		scores[i].Score = int64(f)
 	}

@@ -471,9 +471,9 @@ func (c *PodTopologySpread) Normalize(state fwk.CycleState, scores fwk.NodeScore
 		case ignored[i]:
 			scores[i].Score = 0
 		case hi == 0:
-			scores[i].Score = fwk.MaxNodeScore
+			scores[i].Score = fwk.MaxScore
 		default:
-			scores[i].Score = fwk.MaxNodeScore * (hi + lo - scores[i].Score) / hi
+			scores[i].Score = fwk.MaxScore * (hi + lo - scores[i].Score) / hi
 		}
 	}
 	return nil

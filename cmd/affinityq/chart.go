@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -24,7 +23,7 @@ const (
 // pool size of -svg-sizes and plots the median per-event latency of the
 // queue (over chartEvents events) and of the naive reference (over
 // chartNaiveEvents) against the pool size, log-log.
-func writeChart(o *benchOptions, progress io.Writer) error {
+func writeChart(o *benchOptions, rep *reporter) error {
 	gen, _ := bench.Lookup(o.workloads[0])
 	queuePts := make(plotter.XYs, 0, len(o.svgSizes))
 	naivePts := make(plotter.XYs, 0, len(o.svgSizes))
@@ -35,7 +34,7 @@ func writeChart(o *benchOptions, progress io.Writer) error {
 		if err != nil {
 			return err
 		}
-		res, err := replay(w, o.policies[0], chartNaiveEvents, progress)
+		res, err := replay(w, o.policies[0], chartNaiveEvents, rep)
 		if err != nil {
 			return err
 		}

@@ -1,9 +1,13 @@
-// Command affinityq runs affinityq's benchmark workloads end to end: it
-// builds a pool of unschedulable pods in an affinityq queue and in the naive
-// reference (a scan of every pending pod with apimachinery's selectors),
-// replays a stream of cluster events through both, checks that both moved
-// the same pods, and prints per-event latency, throughput, memory and the
-// speedup.
+// Command affinityq runs affinityq's benchmark workloads end to end, both
+// halves of the engine. Requeueing: it builds a pool of unschedulable pods
+// in an affinityq queue and in the naive reference (a scan of every pending
+// pod with apimachinery's selectors), replays a stream of cluster events
+// through both, checks that both moved the same pods, and prints per-event
+// latency, throughput, memory and the speedup. The scheduling cycle: it
+// places pods on a cluster in a placed index and in the naive scan, asks
+// both InterPodAffinity's and PodTopologySpread's PreFilter and PreScore
+// questions about incoming pods, checks the answers equal, and prints
+// their latency and the speedup.
 //
 //	affinityq bench [flags]   run the workloads (see affinityq help)
 //	affinityq help            document every flag
@@ -61,13 +65,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-const usage = `affinityq runs affinityq's benchmark workloads and compares the queue with a
-naive scan.
+const usage = `affinityq runs affinityq's benchmark workloads, the requeueing queue and the
+scheduling cycle's placed index, and compares each with a naive scan.
 
 Usage:
   affinityq bench [flags]   build the pool, replay the events through the queue
                             and the naive reference, check both moved the same
-                            pods, print a table (exit 1 if they differ)
+                            pods; place pods, ask the cycle's questions of the
+                            placed index and the naive scan, check the answers
+                            equal; print a table of each (exit 1 if any differ)
   affinityq help            print this help
 
 Workloads: ` + "unique-partner, anti-unblock, deployments, spread, node-churn" + `
@@ -86,6 +92,7 @@ type benchOptions struct {
 	svg         string
 	svgSizes    []int
 	progress    bool
+	cycle       cycleConfig
 }
 
 // benchFlags declares the flags of bench; parse fills the returned options.
@@ -95,7 +102,7 @@ func benchFlags(out io.Writer) (*flag.FlagSet, func() (*benchOptions, error)) {
 	d := bench.DefaultConfig()
 	pods := fs.Int("pods", d.Pods, "pending pods in the unschedulable pool")
 	events := fs.Int("events", d.Events, "events replayed through the queue")
-	naive := fs.Int("naive-events", 50, "how many of the events are also replayed through the naive reference and compared (it scans the whole pool per event)")
+	naive := fs.Int("naive-events", 20, "how many of the events are also replayed through the naive reference and compared (it scans the whole pool per event)")
 	namespaces := fs.Int("namespaces", d.Namespaces, "namespaces the pods spread over")
 	nodes := fs.Int("nodes", d.Nodes, "nodes of the cluster")
 	seed := fs.Uint64("seed", d.Seed, "seed of the workload generators")
@@ -104,11 +111,18 @@ func benchFlags(out io.Writer) (*flag.FlagSet, func() (*benchOptions, error)) {
 	jsonOut := fs.Bool("json", false, "print the results as JSON instead of a table")
 	svg := fs.String("svg", "", "write a chart of per-event latency against pool size (log-log, queue vs naive) to this SVG file")
 	svgSizes := fs.String("svg-sizes", "1000,10000,100000", "pool sizes of the -svg chart (first workload and policy)")
-	progress := fs.Bool("progress", true, "show progress bars on stderr")
+	progress := fs.Bool("progress", true, "report progress on stderr: bars on a terminal, a line per phase otherwise")
+	cycleNodes := fs.Int("cycle-nodes", 5000, "nodes of the scheduling-cycle half's cluster")
+	cyclePlacedPods := fs.Int("cycle-placed", 150000, "pods placed on those nodes")
+	cyclePods := fs.Int("cycle-pods", 12, "incoming pods the cycle half asks about, through the placed index and the naive scan (0: skip the cycle half)")
 	return fs, func() (*benchOptions, error) {
 		o := &benchOptions{
 			cfg:         bench.Config{Pods: *pods, Events: *events, Namespaces: *namespaces, Nodes: *nodes, Seed: *seed},
 			naiveEvents: *naive, jsonOut: *jsonOut, svg: *svg, progress: *progress,
+			cycle: cycleConfig{Nodes: *cycleNodes, Placed: *cyclePlacedPods, Incoming: *cyclePods, Seed: *seed},
+		}
+		if *cycleNodes <= 0 || *cyclePlacedPods < 0 || *cyclePods < 0 {
+			return nil, fmt.Errorf("-cycle-nodes must be positive, -cycle-placed and -cycle-pods not negative")
 		}
 		if *pods <= 0 || *pods > bench.MaxPods {
 			return nil, fmt.Errorf("-pods %d: want 1 to %d", *pods, bench.MaxPods)

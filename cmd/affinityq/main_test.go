@@ -56,13 +56,26 @@ func TestHelpDocumentsEveryFlag(t *testing.T) {
 func TestBenchEndToEnd(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	args := []string{"bench", "-pods", "600", "-events", "120", "-naive-events", "120", "-namespaces", "5", "-nodes", "30",
-		"-workloads", "unique-partner,anti-unblock,deployments,spread,node-churn", "-json", "-progress=false"}
+		"-workloads", "unique-partner,anti-unblock,deployments,spread,node-churn", "-json", "-progress=false",
+		"-cycle-nodes", "60", "-cycle-placed", "3000", "-cycle-pods", "8"}
 	if code := run(args, &stdout, &stderr); code != exitOK {
 		t.Fatalf("bench exited %d: %s", code, stderr.String())
 	}
-	var results []result
-	if err := json.Unmarshal(stdout.Bytes(), &results); err != nil {
+	var out struct {
+		Requeue []result        `json:"requeue"`
+		Cycle   []cycleQuestion `json:"cycle"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 		t.Fatalf("bad JSON: %v\n%s", err, stdout.String())
+	}
+	results := out.Requeue
+	if len(out.Cycle) != 4 {
+		t.Fatalf("%d cycle rows, want 4 (PreFilter and PreScore of both plugins)", len(out.Cycle))
+	}
+	for _, r := range out.Cycle {
+		if r.Compared != 8 || len(r.Mismatches) > 0 || r.P50 <= 0 || r.NaiveP50 <= 0 {
+			t.Errorf("cycle %s: %+v", r.Question, r)
+		}
 	}
 	if len(results) != 10 {
 		t.Fatalf("%d results, want 10 (5 workloads × 2 policies)", len(results))
@@ -81,7 +94,7 @@ func TestBenchTableAndChart(t *testing.T) {
 	svg := filepath.Join(t.TempDir(), "latency.svg")
 	var stdout, stderr bytes.Buffer
 	args := []string{"bench", "-pods", "300", "-events", "40", "-naive-events", "10", "-workloads", "unique-partner",
-		"-policies", "relation", "-svg", svg, "-svg-sizes", "100,300", "-progress=false"}
+		"-policies", "relation", "-svg", svg, "-svg-sizes", "100,300", "-progress=false", "-cycle-pods", "0"}
 	if code := run(args, &stdout, &stderr); code != exitOK {
 		t.Fatalf("bench exited %d: %s", code, stderr.String())
 	}
@@ -96,5 +109,32 @@ func TestBenchTableAndChart(t *testing.T) {
 	}
 	if !bytes.Contains(data, []byte("<svg")) || !bytes.Contains(data, []byte("naive scan")) {
 		t.Errorf("%s is not the chart (%d bytes)", svg, len(data))
+	}
+}
+
+// TestBenchLog checks that progress written to a file or a pipe, not a
+// terminal, is a line per phase: no progress bar frames.
+func TestBenchLog(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"bench", "-pods", "300", "-events", "40", "-naive-events", "10", "-workloads", "unique-partner",
+		"-policies", "relation", "-cycle-nodes", "30", "-cycle-placed", "600", "-cycle-pods", "4"}
+	if code := run(args, &stdout, &stderr); code != exitOK {
+		t.Fatalf("bench exited %d: %s", code, stderr.String())
+	}
+	log := stderr.String()
+	lines := strings.Split(strings.TrimSuffix(log, "\n"), "\n")
+	// pool, reference and events of the one replay, the cycle's cluster and questions
+	if strings.Contains(log, "\r") || len(lines) != 5 {
+		t.Errorf("stderr has %d lines, want 5 without carriage returns:\n%q", len(lines), log)
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "affinityq bench: ") {
+			t.Errorf("stderr line %q lacks the command's prefix", l)
+		}
+	}
+	for _, want := range []string{"the scheduling cycle", "InterPodAffinity PreFilter", "PodTopologySpread PreScore", "yes (4)"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout.String())
+		}
 	}
 }

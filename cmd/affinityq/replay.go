@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"runtime"
 	"slices"
 	"sort"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -57,7 +55,7 @@ func (m *moveCounter) Moved(string, queue.Location)           {}
 // replay builds the pool of w in a queue under policy and in the reference,
 // replays w's events through both (through the reference only the first
 // naiveEvents), and measures.
-func replay(w *bench.Workload, policy string, naiveEvents int, progress io.Writer) (*result, error) {
+func replay(w *bench.Workload, policy string, naiveEvents int, rep *reporter) (*result, error) {
 	res := &result{Workload: w.Name, Policy: policy, Pods: len(w.Pending), Events: len(w.Events)}
 	nsLabels := map[string]map[string]string{}
 	for _, ns := range w.Namespaces {
@@ -80,7 +78,7 @@ func replay(w *bench.Workload, policy string, naiveEvents int, progress io.Write
 	settledHeap(&before)
 	q := queue.New(queue.WithPolicy(pol), queue.WithNamespaceLabels(lookup), queue.WithClock(clk), queue.WithMetrics(counter))
 	defer q.Close()
-	bar := newBar(progress, len(w.Pending), w.Name+"/"+policy+": pool")
+	bar := rep.phase(len(w.Pending), w.Name+"/"+policy+": pool")
 	for _, p := range w.Pending {
 		if err := q.Add(p); err != nil {
 			return nil, err
@@ -92,27 +90,27 @@ func replay(w *bench.Workload, policy string, naiveEvents int, progress io.Write
 		if err := q.AddUnschedulable(pi, queue.InterPodAffinity, queue.PodTopologySpread); err != nil {
 			return nil, err
 		}
-		_ = bar.Add(1)
+		bar.add(1)
 	}
-	_ = bar.Finish()
+	bar.done()
 	settledHeap(&after)
 	res.HeapPerPod = (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / float64(len(w.Pending))
 
 	ref := fuzz.NewReference(lookup)
 	compared := min(naiveEvents, len(w.Events))
 	if compared > 0 {
-		bar = newBar(progress, len(w.Pending), w.Name+"/"+policy+": reference")
+		bar = rep.phase(len(w.Pending), w.Name+"/"+policy+": reference")
 		for _, p := range w.Pending {
 			ref.Add(p)
-			_ = bar.Add(1)
+			bar.add(1)
 		}
-		_ = bar.Finish()
+		bar.done()
 	}
 
 	lat := make([]time.Duration, len(w.Events))
 	naiveLat := make([]time.Duration, 0, compared)
 	moved := 0
-	bar = newBar(progress, len(w.Events), w.Name+"/"+policy+": events")
+	bar = rep.phase(len(w.Events), w.Name+"/"+policy+": events")
 	for i := range w.Events {
 		ev := &w.Events[i]
 		if ev.Kind == index.NamespaceUpdate && ev.NewNamespace != nil {
@@ -138,9 +136,9 @@ func replay(w *bench.Workload, policy string, naiveEvents int, progress io.Write
 				ref.Remove(uid)
 			}
 		}
-		_ = bar.Add(1)
+		bar.add(1)
 	}
-	_ = bar.Finish()
+	bar.done()
 
 	var total time.Duration
 	for _, d := range lat {
@@ -242,19 +240,4 @@ func percentile(ds []time.Duration, p int) time.Duration {
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	rank := (p*len(s) + 99) / 100
 	return s[min(max(rank, 1), len(s))-1]
-}
-
-// newBar returns a progress bar on w, or one that draws nothing when w is
-// nil.
-func newBar(w io.Writer, n int, what string) *progressbar.ProgressBar {
-	if w == nil {
-		return progressbar.DefaultSilent(int64(n))
-	}
-	return progressbar.NewOptions(n,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription(what),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionShowCount(),
-		progressbar.OptionClearOnFinish(),
-	)
 }

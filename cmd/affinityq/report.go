@@ -15,9 +15,9 @@ import (
 // runBench runs every workload under every policy, prints the results and
 // returns the exit code.
 func runBench(o *benchOptions, stdout, stderr io.Writer) int {
-	var progress io.Writer
+	var rep *reporter
 	if o.progress {
-		progress = stderr
+		rep = newReporter(stderr)
 	}
 	var results []*result
 	for _, name := range o.workloads {
@@ -28,7 +28,7 @@ func runBench(o *benchOptions, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "affinityq bench: %v\n", err)
 				return exitMismatch
 			}
-			res, err := replay(w, policy, o.naiveEvents, progress)
+			res, err := replay(w, policy, o.naiveEvents, rep)
 			if err != nil {
 				fmt.Fprintf(stderr, "affinityq bench: %s/%s: %v\n", name, policy, err)
 				return exitMismatch
@@ -36,8 +36,16 @@ func runBench(o *benchOptions, stdout, stderr io.Writer) int {
 			results = append(results, res)
 		}
 	}
+	var cycle []*cycleQuestion
+	if o.cycle.Incoming > 0 {
+		var err error
+		if cycle, err = runCycle(o.cycle, rep); err != nil {
+			fmt.Fprintf(stderr, "affinityq bench: cycle: %v\n", err)
+			return exitMismatch
+		}
+	}
 	if o.svg != "" {
-		if err := writeChart(o, progress); err != nil {
+		if err := writeChart(o, rep); err != nil {
 			fmt.Fprintf(stderr, "affinityq bench: -svg: %v\n", err)
 			return exitMismatch
 		}
@@ -45,12 +53,15 @@ func runBench(o *benchOptions, stdout, stderr io.Writer) int {
 	if o.jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(results); err != nil {
+		if err := enc.Encode(report{Requeue: results, Cycle: cycle}); err != nil {
 			fmt.Fprintf(stderr, "affinityq bench: %v\n", err)
 			return exitMismatch
 		}
 	} else {
 		printTable(stdout, o, results)
+		if len(cycle) > 0 {
+			printCycleTable(stdout, o, cycle)
+		}
 	}
 	code := exitOK
 	for _, r := range results {
@@ -60,7 +71,21 @@ func runBench(o *benchOptions, stdout, stderr io.Writer) int {
 				r.Workload, r.Policy, strings.Join(r.Mismatches, "\n  "))
 		}
 	}
+	for _, r := range cycle {
+		if len(r.Mismatches) > 0 {
+			code = exitMismatch
+			fmt.Fprintf(stderr, "affinityq bench: cycle: %s: the index and the naive scan answered differently:\n  %s\n",
+				r.Question, strings.Join(r.Mismatches, "\n  "))
+		}
+	}
 	return code
+}
+
+// report is bench's -json output: a result per requeue workload and
+// policy, and a row per cycle question.
+type report struct {
+	Requeue []*result        `json:"requeue"`
+	Cycle   []*cycleQuestion `json:"cycle,omitempty"`
 }
 
 func printTable(w io.Writer, o *benchOptions, results []*result) {
@@ -85,6 +110,30 @@ first -naive-events); speedup: naive p50 / queue p50 over those same events.
 heap/pod: heap held by the queue and its index per pending pod (the pods' own
 objects excluded). same moves: both moved exactly the same pods on every
 compared event.`)
+}
+
+func printCycleTable(w io.Writer, o *benchOptions, rows []*cycleQuestion) {
+	fmt.Fprintf(w, "\naffinityq bench, the scheduling cycle: %d nodes, %d placed pods, %d incoming pods, seed %d\n\n",
+		o.cycle.Nodes, o.cycle.Placed, o.cycle.Incoming, o.cycle.Seed)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "question\tp50\tmax\tnaive p50\tnaive max\tspeedup\tsame answers\t")
+	for _, r := range rows {
+		same := fmt.Sprintf("yes (%d)", r.Compared)
+		if len(r.Mismatches) > 0 {
+			same = "NO"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.0fx\t%s\t\n",
+			r.Question, dur(r.P50), dur(r.Max), dur(r.NaiveP50), dur(r.NaiveMax), r.Speedup, same)
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(w, `
+p50/max: the placed index's time to answer one incoming pod's question, over the
+incoming pods, replicas of 4 deployments: a deployment's first replica builds the
+index's shapes for its terms (max), the others share them (p50). PreFilter: the
+counts Filter reads; PreScore: the topology scores of the 500 nodes Score is
+given. naive: the same question answered by scanning every placed pod
+(fuzz.Cycle); speedup: naive p50 / index p50. same answers: both gave
+equal answers for every incoming pod.`)
 }
 
 // dur prints a duration with three significant digits.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestUsageErrors(t *testing.T) {
@@ -135,6 +136,27 @@ func TestBenchLog(t *testing.T) {
 	for _, want := range []string{"the scheduling cycle", "InterPodAffinity PreFilter", "PodTopologySpread PreScore", "yes (4)"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}
+
+func TestDur(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "-"},
+		{-time.Second, "-"},
+		{999 * time.Nanosecond, "999ns"},
+		{999600 * time.Nanosecond, "1ms"},
+		{1234567 * time.Nanosecond, "1.23ms"},
+		{999600 * time.Microsecond, "1s"},
+		{1004 * time.Millisecond, "1s"},
+		{12345 * time.Millisecond, "12.3s"},
+		{2*time.Minute + 5*time.Second, "125s"},
+	} {
+		if got := dur(c.d); got != c.want {
+			t.Errorf("dur(%v) = %q, want %q", c.d, got, c.want)
 		}
 	}
 }

@@ -136,11 +136,18 @@ given. naive: the same question answered by scanning every placed pod
 equal answers for every incoming pod.`)
 }
 
-// dur prints a duration with three significant digits.
+// dur prints a duration with three significant digits, in the unit the
+// rounded value falls in: 999.6ms prints as 1s, never as 1e+03ms.
 func dur(d time.Duration) string {
-	switch {
-	case d <= 0:
+	if d <= 0 {
 		return "-"
+	}
+	unit := time.Duration(1)
+	for d/unit >= 1000 {
+		unit *= 10
+	}
+	d = d.Round(unit)
+	switch {
 	case d < time.Microsecond:
 		return fmt.Sprintf("%dns", d.Nanoseconds())
 	case d < time.Millisecond:

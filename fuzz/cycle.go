@@ -586,6 +586,11 @@ type SpreadScoreConstraint struct {
 	// policies and carry all the keys (TopologyValueToPodCounts). It is
 	// empty for the hostname key, which Score counts per node instead.
 	Counts map[string]int64
+	// NodeCounts, for the hostname key only (nil for any other), maps each
+	// filtered node not ignored that holds matching pods to their number:
+	// what Score counts for the key on the node (countPodsMatchSelector
+	// over the node's pods, with no inclusion policy).
+	NodeCounts map[string]int64
 	// NormalizingWeight is log(domains + 2), where domains is len(Counts), or
 	// for the hostname key the number of filtered nodes not ignored.
 	NormalizingWeight float64
@@ -638,6 +643,13 @@ func (c *Cycle) SpreadPreScoreTopologies(p *v1.Pod, filtered []string, requireAl
 	s.Constraints = make([]SpreadScoreConstraint, len(cs))
 	for i, sc := range cs {
 		s.Constraints[i] = SpreadScoreConstraint{SpreadConstraint: sc, Counts: map[string]int64{}}
+		if sc.TopologyKey == v1.LabelHostname {
+			s.Constraints[i].NodeCounts = map[string]int64{}
+		}
+	}
+	podsOn := map[string][]*v1.Pod{}
+	for _, q := range c.Pods {
+		podsOn[q.Spec.NodeName] = append(podsOn[q.Spec.NodeName], q)
 	}
 	kept := 0
 	for _, name := range filtered {
@@ -653,6 +665,8 @@ func (c *Cycle) SpreadPreScoreTopologies(p *v1.Pod, filtered []string, requireAl
 		for i, sc := range cs {
 			if sc.TopologyKey != v1.LabelHostname {
 				s.Constraints[i].Counts[node.Labels[sc.TopologyKey]] += 0
+			} else if n := countMatching(podsOn[name], sc.Selector, p.Namespace); n != 0 {
+				s.Constraints[i].NodeCounts[name] = int64(n)
 			}
 		}
 	}

@@ -2236,14 +2236,11 @@ func cyCheckSpreadPreScore(t *testing.T, got SpreadPreScore, want []cySpreadScor
 // cySpreadScores turns a SpreadPreScore into the filtered nodes' normalized
 // scores as PodTopologySpread's Score and NormalizeScore do: an ignored node
 // scores 0; otherwise, per constraint whose key the node carries, the count
-// (its domain's, or for the hostname key its own matching pods, with no
-// inclusion policy) times the normalizing weight plus maxSkew-1, rounded;
-// then 100 × (max + min - score) / max, or 100 for all when max is 0.
-func cySpreadScores(c *Cycle, p *v1.Pod, s SpreadPreScore, filtered []*v1.Node) []cyNodeScore {
-	pods := map[string][]*v1.Pod{}
-	for _, q := range c.Pods {
-		pods[q.Spec.NodeName] = append(pods[q.Spec.NodeName], q)
-	}
+// (its domain's, or for the hostname key its own matching pods, NodeCounts,
+// with no inclusion policy) times the normalizing weight plus maxSkew-1,
+// rounded; then 100 × (max + min - score) / max, or 100 for all when max is
+// 0.
+func cySpreadScores(s SpreadPreScore, filtered []*v1.Node) []cyNodeScore {
 	var out []cyNodeScore
 	for _, n := range filtered {
 		if slices.Contains(s.IgnoredNodes, n.Name) {
@@ -2258,7 +2255,7 @@ func cySpreadScores(c *Cycle, p *v1.Pod, s SpreadPreScore, filtered []*v1.Node) 
 			}
 			cnt := sc.Counts[v]
 			if sc.TopologyKey == v1.LabelHostname {
-				cnt = int64(countMatching(pods[n.Name], sc.Selector, p.Namespace))
+				cnt = sc.NodeCounts[n.Name]
 			}
 			f += float64(cnt)*sc.NormalizingWeight + float64(sc.MaxSkew-1)
 		}
@@ -3074,7 +3071,7 @@ func TestCycleSpreadScore(t *testing.T) {
 			if err != nil || !ok {
 				t.Fatalf("SpreadPreScore() = ok %v, err %v; want a state", ok, err)
 			}
-			if diff := cmp.Diff(tt.want, cySpreadScores(c, tt.pod, s, tt.nodes)); diff != "" {
+			if diff := cmp.Diff(tt.want, cySpreadScores(s, tt.nodes)); diff != "" {
 				t.Errorf("scores from SpreadPreScore() (-want +got):\n%s", diff)
 			}
 		})

@@ -263,9 +263,11 @@ func (w *placedWorld) checkSpread(g *gen, in *v1.Pod, what string) {
 		}
 		for i, c := range scores.Constraints {
 			r := wantScores.Constraints[i]
-			if c.TopologyKey != r.TopologyKey || !maps.Equal(c.Counts, r.Counts) || c.NormalizingWeight != r.NormalizingWeight {
-				w.t.Fatalf("%s: PodTopologySpreadScores constraint %d: %s %v %v, reference %s %v %v\nincoming: %s %v filtered %v\n%s", what, i,
-					c.TopologyKey, c.Counts, c.NormalizingWeight, r.TopologyKey, r.Counts, r.NormalizingWeight, describePod(in), in.Spec.TopologySpreadConstraints, filtered, w.describe())
+			if c.TopologyKey != r.TopologyKey || !maps.Equal(c.Counts, r.Counts) || !maps.Equal(c.NodeCounts, r.NodeCounts) ||
+				(c.NodeCounts == nil) != (r.NodeCounts == nil) || c.NormalizingWeight != r.NormalizingWeight {
+				w.t.Fatalf("%s: PodTopologySpreadScores constraint %d: %s %v per node %v %v, reference %s %v per node %v %v\nincoming: %s %v filtered %v\n%s", what, i,
+					c.TopologyKey, c.Counts, c.NodeCounts, c.NormalizingWeight, r.TopologyKey, r.Counts, r.NodeCounts, r.NormalizingWeight,
+					describePod(in), in.Spec.TopologySpreadConstraints, filtered, w.describe())
 			}
 		}
 	}

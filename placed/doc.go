@@ -49,7 +49,9 @@
 // Index.PodTopologySpreadScores returns PreScore's state for the
 // ScheduleAnyway constraints over the nodes that passed Filter
 // (scoring.go, initPreScoreState): the ignored nodes, the counts per
-// domain of the filtered nodes and the normalizing weights.
+// domain of the filtered nodes and the normalizing weights, and for a
+// hostname constraint each filtered node's own matching pods, which the
+// in-tree Score counts by reading the node's pods.
 //
 // Index.AffinityChange and Index.SpreadChange are the per-cycle overlay:
 // the change one pod placed or removed for a cycle only (a nominated pod,

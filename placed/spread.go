@@ -168,12 +168,19 @@ func (x *Index) included(c *v1.TopologySpreadConstraint, pod *v1.Pod, node *v1.N
 // constraint (scoring.go, initPreScoreState): the matching pods per domain
 // of the filtered nodes that are not ignored, counted over every node of
 // the domain that carries every constraint's key and passes the
-// constraint's inclusion policies; empty for the hostname key, which Score
-// counts per node. NormalizingWeight is log(domains + 2), the domains for
-// the hostname key being the filtered nodes not ignored.
+// constraint's inclusion policies; empty for the hostname key, whose
+// domain is the node itself. NormalizingWeight is log(domains + 2), the
+// domains for the hostname key being the filtered nodes not ignored.
+//
+// NodeCounts, for the hostname key only (nil for any other), holds what
+// Score counts for that key on each filtered node not ignored: the node's
+// own matching pods, whatever its inclusion policies; a node absent holds
+// none. In-tree Score reads every pod of each scored node for it; from
+// the index it costs a lookup per node, however many pods the node holds.
 type SpreadScore struct {
 	TopologyKey       string
 	Counts            map[string]int64
+	NodeCounts        map[string]int64
 	NormalizingWeight float64
 }
 
@@ -225,6 +232,9 @@ func (x *Index) PodTopologySpreadScores(pod *v1.Pod, filtered []string, requireA
 	for i := range specs {
 		shapes[i] = x.incomingShape(&as, incomingSpread, terms.Spread[i:i+1], nil, nil, specs[i:i+1])
 		scores.Constraints[i] = SpreadScore{TopologyKey: specs[i].TopologyKey, Counts: map[string]int64{}}
+		if specs[i].TopologyKey == v1.LabelHostname {
+			scores.Constraints[i].NodeCounts = map[string]int64{}
+		}
 	}
 	kept := 0
 	for _, name := range filtered {
@@ -240,6 +250,8 @@ func (x *Index) PodTopologySpreadScores(pod *v1.Pod, filtered []string, requireA
 		for i := range specs {
 			if specs[i].TopologyKey != v1.LabelHostname {
 				scores.Constraints[i].Counts[rec.labels[specs[i].TopologyKey]] += 0
+			} else if n := shapes[i].nodeCounts[name]; n != 0 {
+				scores.Constraints[i].NodeCounts[name] = n
 			}
 		}
 	}

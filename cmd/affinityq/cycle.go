@@ -210,14 +210,14 @@ func runCycle(cfg cycleConfig, rep *reporter) ([]*cycleQuestion, error) {
 			s, skip, err := x.PodTopologySpreadScores(in, scoredNames, true)
 			var out []string
 			for _, c := range s.Constraints {
-				out = append(out, fmt.Sprint(c.TopologyKey, c.Counts, c.NormalizingWeight))
+				out = append(out, fmt.Sprint(c.TopologyKey, c.Counts, c.NodeCounts, c.NormalizingWeight))
 			}
 			return fmt.Sprint(skip, s.IgnoredNodes, out), err
 		}, func(in *v1.Pod) (string, error) {
 			s, ok, err := ref.SpreadPreScore(in, scoredNames)
 			var out []string
 			for _, c := range s.Constraints {
-				out = append(out, fmt.Sprint(c.TopologyKey, c.Counts, c.NormalizingWeight))
+				out = append(out, fmt.Sprint(c.TopologyKey, c.Counts, c.NodeCounts, c.NormalizingWeight))
 			}
 			return fmt.Sprint(!ok, s.IgnoredNodes, out), err
 		}},

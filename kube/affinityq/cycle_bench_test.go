@@ -60,8 +60,10 @@ func cycleBenchCluster(n int) ([]*v1.Node, []*v1.Pod) {
 
 // cycleBenchPods are the incoming pods: required pod affinity to
 // color=blue on zone (upstream's SchedulingPodAffinity), preferred
-// anti-affinity to color=blue on hostname (SchedulingPreferredPodAntiAffinity)
-// and a zone spread of color=blue (TopologySpreading, DoNotSchedule).
+// anti-affinity to color=blue on hostname (SchedulingPreferredPodAntiAffinity),
+// a zone spread of color=blue (TopologySpreading, DoNotSchedule), and that
+// spread with a hostname one (ScheduleAnyway), whose Score counts each
+// scored node's own pods (PlacedPods' spread pods).
 func cycleBenchPods() map[string]*v1.Pod {
 	sel := func() *metav1.LabelSelector {
 		return &metav1.LabelSelector{MatchLabels: map[string]string{"color": "blue"}}
@@ -78,6 +80,12 @@ func cycleBenchPods() map[string]*v1.Pod {
 		"spread": {ObjectMeta: metav1.ObjectMeta{Name: "in", Namespace: "default", UID: "in", Labels: map[string]string{"color": "blue"}},
 			Spec: v1.PodSpec{TopologySpreadConstraints: []v1.TopologySpreadConstraint{{
 				MaxSkew: 1, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: sel(),
+			}}}},
+		"spread-hostname": {ObjectMeta: metav1.ObjectMeta{Name: "in", Namespace: "default", UID: "in", Labels: map[string]string{"color": "blue"}},
+			Spec: v1.PodSpec{TopologySpreadConstraints: []v1.TopologySpreadConstraint{{
+				MaxSkew: 1, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: sel(),
+			}, {
+				MaxSkew: 1, TopologyKey: v1.LabelHostname, WhenUnsatisfiable: v1.ScheduleAnyway, LabelSelector: sel(),
 			}}}},
 	}
 }
@@ -182,8 +190,8 @@ func BenchmarkCycle(b *testing.B) {
 		factory.Start(ctx.Done())
 		factory.WaitForCacheSync(ctx.Done())
 		in := cycleBenchPods()
-		pluginOf := map[string]string{"affinity": "affinity", "preferred": "affinity", "spread": "spread"}
-		for _, kind := range []string{"affinity", "preferred", "spread"} {
+		pluginOf := map[string]string{"affinity": "affinity", "preferred": "affinity", "spread": "spread", "spread-hostname": "spread"}
+		for _, kind := range []string{"affinity", "preferred", "spread", "spread-hostname"} {
 			cycle(b, built[pluginOf[kind]+"/affinityq"], in[kind], infos) // sync the index, build the shapes
 			for _, impl := range []string{"intree", "affinityq"} {
 				b.Run(fmt.Sprintf("placed=%d/pod=%s/impl=%s", n, kind, impl), func(b *testing.B) {

@@ -356,7 +356,6 @@ func (c *PodTopologySpread) Filter(d fwk.StateData, pod *v1.Pod, ni fwk.NodeInfo
 type spreadScoreState struct {
 	constraints []spreadConstraint
 	scores      placed.SpreadScores
-	namespace   string
 }
 
 // Clone returns the state itself: Score only reads it.
@@ -401,12 +400,14 @@ func (c *PodTopologySpread) PreScore(state fwk.CycleState, pod *v1.Pod, filtered
 	case skip:
 		return fwk.NewStatus(fwk.Skip), nil
 	}
-	state.Write(spreadPreScoreKey, &spreadScoreState{constraints: cs, scores: scores, namespace: pod.Namespace})
+	state.Write(spreadPreScoreKey, &spreadScoreState{constraints: cs, scores: scores})
 	return nil, nil
 }
 
 // Score sums, over the constraints whose key the node carries, the
-// matching pods of its domain (of the node itself, for hostname) times the
+// matching pods of its domain (of the node itself, for hostname: PreScore
+// took them from the index, which the cycle's snapshot does not change
+// after it, so Score reads none of the node's pods) times the
 // constraint's normalizing weight, plus maxSkew - 1; an ignored node
 // scores 0.
 func (c *PodTopologySpread) Score(d fwk.StateData, ni fwk.NodeInfo) (int64, *fwk.Status) {
@@ -424,30 +425,13 @@ func (c *PodTopologySpread) Score(d fwk.StateData, ni fwk.NodeInfo) (int64, *fwk
 		if !ok {
 			continue
 		}
-		var n int64
+		n := s.scores.Constraints[i].Counts[v]
 		if cs.key == v1.LabelHostname {
-			n = int64(countMatching(ni.GetPods(), cs.selector, s.namespace))
-		} else {
-			n = s.scores.Constraints[i].Counts[v]
+			n = s.scores.Constraints[i].NodeCounts[node.Name]
 		}
 		sum += float64(n)*s.scores.Constraints[i].NormalizingWeight + float64(cs.maxSkew-1)
 	}
 	return int64(math.Round(sum)), nil
-}
-
-// countMatching counts the pods of a namespace, not terminating, that a
-// selector other than {} matches.
-func countMatching(pods []fwk.PodInfo, sel labels.Selector, ns string) int {
-	if sel.Empty() {
-		return 0
-	}
-	n := 0
-	for _, pi := range pods {
-		if p := pi.GetPod(); p.DeletionTimestamp == nil && p.Namespace == ns && sel.Matches(labels.Set(p.Labels)) {
-			n++
-		}
-	}
-	return n
 }
 
 // Normalize maps scores so that the lowest becomes MaxNodeScore and the

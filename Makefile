@@ -113,11 +113,12 @@ PERF_RESULTS     ?= bench/results/perf
 PERF_CASES       ?= PodAdd|PodUpdate|PodDelete
 # The 10000-pod workloads exist (PERF_SIZES='1000|10000') but are not run by
 # default: on 2 cores PodAdd/10000Pods does not finish within the harness's
-# fixed 30 minutes per workload under affinityq's plugins, PodUpdate's takes
-# about 17 minutes, and PodDelete/10000Pods, whose pods' first attempts
-# pass the harness's 10-minute wait since they carry preemptionPolicy:
-# Never, binds them at about 340 a minute (an hour in all); the default
-# plugins are not measured there (BENCHMARKS.md).
+# fixed 30 minutes per workload under affinityq's plugins, and
+# PodDelete/10000Pods, whose pods' first attempts pass the harness's
+# 10-minute wait since they carry preemptionPolicy: Never, binds them at
+# about 340 a minute (an hour in all); PodUpdate/10000Pods takes about 3
+# minutes under affinityq's plugins and 9 under the default ones
+# (BENCHMARKS.md).
 PERF_SIZES       ?= 1000
 PERF_WORKLOADS   ?= ($(PERF_SIZES))Pods
 PERF_PROF_CASES  ?= $(PERF_CASES)

@@ -636,10 +636,11 @@ func (c *Cycle) SpreadPreScoreTopologies(p *v1.Pod, filtered []string, requireAl
 	if err != nil || len(cs) == 0 {
 		return SpreadPreScore{}, false, err
 	}
-	byName := make(map[string]*v1.Node, len(c.Nodes))
-	for _, n := range c.Nodes {
-		byName[n.Name] = n
+	at := make(map[string]int, len(c.Nodes))
+	for i, n := range c.Nodes {
+		at[n.Name] = i
 	}
+	podsOf := c.podsByNode()
 	s.Constraints = make([]SpreadScoreConstraint, len(cs))
 	for i, sc := range cs {
 		s.Constraints[i] = SpreadScoreConstraint{SpreadConstraint: sc, Counts: map[string]int64{}}
@@ -647,16 +648,13 @@ func (c *Cycle) SpreadPreScoreTopologies(p *v1.Pod, filtered []string, requireAl
 			s.Constraints[i].NodeCounts = map[string]int64{}
 		}
 	}
-	podsOn := map[string][]*v1.Pod{}
-	for _, q := range c.Pods {
-		podsOn[q.Spec.NodeName] = append(podsOn[q.Spec.NodeName], q)
-	}
 	kept := 0
 	for _, name := range filtered {
-		node, found := byName[name]
+		k, found := at[name]
 		if !found {
 			continue
 		}
+		node := c.Nodes[k]
 		if requireAllTopologies && !carriesKeys(node, cs) {
 			s.IgnoredNodes = append(s.IgnoredNodes, name)
 			continue
@@ -665,7 +663,7 @@ func (c *Cycle) SpreadPreScoreTopologies(p *v1.Pod, filtered []string, requireAl
 		for i, sc := range cs {
 			if sc.TopologyKey != v1.LabelHostname {
 				s.Constraints[i].Counts[node.Labels[sc.TopologyKey]] += 0
-			} else if n := countMatching(podsOn[name], sc.Selector, p.Namespace); n != 0 {
+			} else if n := countMatching(podsOf[k], sc.Selector, p.Namespace); n != 0 {
 				s.Constraints[i].NodeCounts[name] = int64(n)
 			}
 		}
@@ -680,7 +678,7 @@ func (c *Cycle) SpreadPreScoreTopologies(p *v1.Pod, filtered []string, requireAl
 		s.Constraints[i].NormalizingWeight = math.Log(float64(size + 2))
 	}
 	required := nodeaffinity.GetRequiredNodeAffinity(p)
-	for i, pods := range c.podsByNode() {
+	for i, pods := range podsOf {
 		node := c.Nodes[i]
 		if requireAllTopologies && !carriesKeys(node, cs) {
 			continue

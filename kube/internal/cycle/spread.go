@@ -425,9 +425,11 @@ func (c *PodTopologySpread) Score(d fwk.StateData, ni fwk.NodeInfo) (int64, *fwk
 		if !ok {
 			continue
 		}
-		n := s.scores.Constraints[i].Counts[v]
+		var n int64
 		if cs.key == v1.LabelHostname {
 			n = s.scores.Constraints[i].NodeCounts[node.Name]
+		} else {
+			n = s.scores.Constraints[i].Counts[v]
 		}
 		sum += float64(n)*s.scores.Constraints[i].NormalizingWeight + float64(cs.maxSkew-1)
 	}

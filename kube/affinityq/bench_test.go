@@ -71,12 +71,17 @@ func benchObjects(pending []*v1.Pod) []runtime.Object {
 // BenchmarkQueueEvent measures kube-scheduler's PriorityQueue handling one
 // assigned-pod event with 100,000 unschedulable pods (1,000 under -short),
 // all rejected by InterPodAffinity, with the README configuration: with
-// the wrappers' PreQueueingHints (prehint=on) and without (prehint=off,
-// the same profile with the pre-hints removed, which is what kube-scheduler
-// does with the in-tree plugins), in the same run. event=add adds the
-// assigned pod that unblocks exactly one pending pod (put back in the pool
-// between operations, untimed); event=relabel relabels an assigned pod so
-// that it matches no pending pod's terms before or after.
+// the wrappers' registrations as they are (prehint=on: PreQueueingHints and
+// gated hints) and with the in-tree hints alone (prehint=off, the same
+// profile with the pre-hints removed and the gates open, which is what
+// kube-scheduler does with the in-tree plugins), in the same run. event=add
+// adds the assigned pod that unblocks exactly one pending pod (put back in
+// the pool between operations, untimed); event=relabel relabels an
+// assigned pod so that it matches no pending pod's terms before or after;
+// event=delete deletes the assigned pod whose labels exactly one pending
+// pod's anti-affinity term selects, an event the README configuration does
+// not narrow (NodeResourcesFit registers it without a pre-hint), so that
+// every parked pod's hint is called and the gates answer.
 func BenchmarkQueueEvent(b *testing.B) {
 	n := 100_000
 	if testing.Short() {
@@ -95,7 +100,7 @@ func BenchmarkQueueEvent(b *testing.B) {
 	now := time.Now()
 	queues := map[string]*queue.PriorityQueue{
 		"on":  s.newQueue(ctx, with.instrument(s.hints, true), testingclock.NewFakeClock(now)),
-		"off": s.newQueue(ctx, without.instrument(s.hints, false), testingclock.NewFakeClock(now)),
+		"off": s.newQueue(ctx, without.instrument(s.ungatedHints, false), testingclock.NewFakeClock(now)),
 	}
 	counters := map[string]*hintCounter{"on": &with, "off": &without}
 	s.start(b)
@@ -120,7 +125,18 @@ func BenchmarkQueueEvent(b *testing.B) {
 		b.Fatalf("relabelling events = %v, want one UpdatePodLabel", relabel)
 	}
 
-	for _, event := range []string{"add", "relabel"} {
+	// blocker i carries the labels pending pod i's anti-affinity term
+	// selects (even i: the pods with a second term).
+	blocker := func(i int) *v1.Pod {
+		i -= i % 2
+		return &v1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: pending[i].Namespace, Name: "blocker-" + strconv.Itoa(i), UID: types.UID("blocker-" + strconv.Itoa(i)),
+				Labels: map[string]string{"app": "waiter", "i": strconv.Itoa(i)}},
+			Spec: v1.PodSpec{NodeName: "node-0"},
+		}
+	}
+
+	for _, event := range []string{"add", "relabel", "delete"} {
 		for _, pre := range []string{"off", "on"} {
 			q, c := queues[pre], counters[pre]
 			b.Run("pods="+strconv.Itoa(n)+"/event="+event+"/prehint="+pre, func(b *testing.B) {
@@ -132,6 +148,15 @@ func BenchmarkQueueEvent(b *testing.B) {
 					case "add":
 						partner := partners[ops%n]
 						q.MoveAllToActiveOrBackoffQueue(logger, framework.EventAssignedPodAdd, nil, partner, nil)
+						b.StopTimer()
+						moves += len(q.PodsInActiveQ()) + len(q.PodsInBackoffQ())
+						park(b, logger, q, ops+1, rj)
+						b.StartTimer()
+					case "delete":
+						b.StopTimer()
+						gone := blocker(ops % n)
+						b.StartTimer()
+						q.MoveAllToActiveOrBackoffQueue(logger, framework.EventAssignedPodDelete, gone, nil, nil)
 						b.StopTimer()
 						moves += len(q.PodsInActiveQ()) + len(q.PodsInBackoffQ())
 						park(b, logger, q, ops+1, rj)

@@ -28,7 +28,8 @@
 //
 //   - The narrowable events (an assigned pod added, relabelled or deleted; a
 //     node added, relabelled, re-tainted or deleted) are registered one
-//     action at a time, each with a PreQueueingHintFn; the others (the
+//     action at a time, each with a PreQueueingHintFn and its QueueingHintFn
+//     behind a gate (see When the queue does not narrow); the others (the
 //     target pod's own updates) keep none. Splitting the actions does not
 //     change which registrations an incoming event matches.
 //   - PreFilter and the target-pod hints first tell the shared tracker which
@@ -61,6 +62,22 @@
 // answers "all pods" for it. Pending pods of scheduler names that no
 // wrapper serves (other profiles, other schedulers) are always returned,
 // so that their plugins are asked about them as before.
+//
+// # When the queue does not narrow
+//
+// For a declined event the queue calls the wrapper's QueueingHintFn for
+// every unschedulable pod the wrapper rejected, and the in-tree hints
+// compile the pod's terms on each call: InterPodAffinity's parses every
+// selector of the pod (about 5 µs and 40 allocations per pod). Each
+// narrowable registration's hint is therefore gated: the gate asks the
+// tracker once per event for its candidates, the same answer a pre-hint
+// would give, and answers QueueSkip for any other pod without calling the
+// in-tree hint, which would answer QueueSkip too; the in-tree hint decides
+// for the candidates. It keeps the answer for the event's objects while
+// the tracker is unchanged (Tracker.Generation), so that the queue's walk
+// over its pods costs one lookup per pod. What is left is the queue's own
+// walk: at 100,000 pods an assigned-pod deletion costs about 0.47 s instead
+// of 1.03 s (BenchmarkQueueEvent, event=delete).
 //
 // A pre-hint also answers "all pods" for objects of unexpected types, and
 // the PodTopologySpread wrapper never narrows when its plugin arguments
@@ -176,7 +193,8 @@
 // New registers the wrappers' series in legacyregistry, which
 // kube-scheduler's /metrics serves (kube/README.md lists them): pre-hint
 // calls by plugin, event and answer, the pods the narrowed answers named
-// against the pending pods indexed, the index lookup's latency, the two
+// against the pending pods indexed, the gates' answers, the index
+// lookup's latency, the two
 // indexes' sizes, the cycles answered and the fallbacks. WithSelfCheck
 // checks one in N narrowed answers against every indexed pending pod
 // evaluated without the index (Pending.Affected), counting the pods the

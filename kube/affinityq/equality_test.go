@@ -196,7 +196,7 @@ func checkEquality(t *testing.T, cfg string, rj map[string]rejecters, nPods, nEv
 	var with, without hintCounter
 	now := time.Now()
 	qw := s.newQueue(ctx, with.instrument(s.hints, true), testingclock.NewFakeClock(now))
-	qo := s.newQueue(ctx, without.instrument(s.hints, false), testingclock.NewFakeClock(now))
+	qo := s.newQueue(ctx, without.instrument(s.ungatedHints, false), testingclock.NewFakeClock(now))
 	s.start(t)
 	for _, p := range pending {
 		qw.Add(ctx, p)

@@ -1,6 +1,12 @@
 package affinityq
 
-import "github.com/affinityq/affinityq/kube/internal/requeue"
+import (
+	"context"
+
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/affinityq/affinityq/kube/internal/requeue"
+)
 
 // TrackerState reports, for tests, what the tracker of pending pods holds
 // (the zero State before a wrapper is built).
@@ -47,4 +53,14 @@ func (p *Plugins) ViewNamespaceChanges() uint64 {
 		n += v.NamespaceChanges()
 	}
 	return n
+}
+
+// UngatedEventsToRegister returns, for tests, ext's registrations: a
+// wrapper's with the in-tree QueueingHintFns in place of the gated ones
+// (see hintGate), any other plugin's as it registers them.
+func UngatedEventsToRegister(ctx context.Context, ext fwk.EnqueueExtensions) ([]fwk.ClusterEventWithHint, error) {
+	if pl, ok := ext.(*plugin); ok {
+		return pl.eventsToRegister(ctx, false)
+	}
+	return ext.EventsToRegister(ctx)
 }

@@ -38,7 +38,9 @@ type scheduler struct {
 	factory    informers.SharedInformerFactory
 	plugins    *affinityq.Plugins
 	frameworks map[string]framework.Framework
-	hints      queue.QueueingHintMapPerProfile
+	// hints are the profiles' queueing hint maps; ungatedHints the same
+	// with the in-tree QueueingHintFns in place of the wrappers' gated ones.
+	hints, ungatedHints queue.QueueingHintMapPerProfile
 }
 
 // newScheduler builds the profiles of the KubeSchedulerConfiguration
@@ -77,7 +79,6 @@ func buildScheduler(t testing.TB, cfgYAML string, snapshot *internalcache.Snapsh
 		client:     fake.NewClientset(objs...),
 		plugins:    affinityq.New(opts...),
 		frameworks: map[string]framework.Framework{},
-		hints:      queue.QueueingHintMapPerProfile{},
 	}
 	s.factory = informers.NewSharedInformerFactory(s.client, 0)
 	registry := plugins.NewInTreeRegistry()
@@ -100,10 +101,23 @@ func buildScheduler(t testing.TB, cfgYAML string, snapshot *internalcache.Snapsh
 		s.frameworks[p.SchedulerName] = fw
 	}
 	// As kube-scheduler's buildQueueingHintMap, once every profile exists.
+	gated := func(ctx context.Context, ext fwk.EnqueueExtensions) ([]fwk.ClusterEventWithHint, error) {
+		return ext.EventsToRegister(ctx)
+	}
+	s.hints = s.hintMaps(ctx, t, gated)
+	s.ungatedHints = s.hintMaps(ctx, t, affinityq.UngatedEventsToRegister)
+	return s
+}
+
+// hintMaps returns the queueing hint map of every profile, the
+// registrations read by events.
+func (s *scheduler) hintMaps(ctx context.Context, t testing.TB, events func(context.Context, fwk.EnqueueExtensions) ([]fwk.ClusterEventWithHint, error)) queue.QueueingHintMapPerProfile {
+	t.Helper()
+	out := queue.QueueingHintMapPerProfile{}
 	for name, fw := range s.frameworks {
 		m := queue.QueueingHintMap{}
 		for _, ext := range fw.EnqueueExtensions() {
-			events, err := ext.EventsToRegister(ctx)
+			events, err := events(ctx, ext)
 			if err != nil {
 				t.Fatalf("events of %s: %v", ext.Name(), err)
 			}
@@ -122,9 +136,9 @@ func buildScheduler(t testing.TB, cfgYAML string, snapshot *internalcache.Snapsh
 				}
 			}
 		}
-		s.hints[name] = m
+		out[name] = m
 	}
-	return s
+	return out
 }
 
 // start starts the informers and waits until the tracker has caught up

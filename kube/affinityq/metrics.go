@@ -42,6 +42,12 @@ var (
 			"affinityq_prehint_pods_named_total over this is the fraction of the pending pods an event is narrowed to.",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"plugin", "event"})
+	hintGateTotal = metrics.NewCounterVec(&metrics.CounterOpts{
+		Name: "affinityq_hint_gate_total",
+		Help: "QueueingHint calls a wrapper's gate answered, by plugin, event and answer: skipped (QueueSkip, the pod not among the pending index's candidates) " +
+			"or asked (the in-tree hint decided).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"plugin", "event", "answer"})
 
 	registerOnce sync.Once
 )
@@ -49,7 +55,7 @@ var (
 func registerMetrics() {
 	registerOnce.Do(func() {
 		legacyregistry.MustRegister(cycleAnswersTotal, cycleFallbacksTotal,
-			prehintCallsTotal, prehintPodsNamedTotal, prehintPendingPodsTotal)
+			prehintCallsTotal, prehintPodsNamedTotal, prehintPendingPodsTotal, hintGateTotal)
 		requeue.RegisterMetrics()
 		cycle.RegisterMetrics()
 	})

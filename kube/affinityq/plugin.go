@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/component-helpers/resource"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -250,11 +251,17 @@ func (pl *plugin) SignPod(ctx context.Context, pod *v1.Pod) ([]fwk.SignFragment,
 }
 
 // EventsToRegister registers the in-tree plugin's events with its
-// QueueingHintFns, the narrowable ones split by action and given a
-// PreQueueingHintFn when no other plugin of the profile registers them
-// without one (see the package documentation), the target-pod ones with a
-// hint that first records the pod's version.
+// QueueingHintFns, the narrowable ones split by action, their hints behind a
+// gate (hintGate) and given a PreQueueingHintFn when no other plugin of the
+// profile registers them without one (see the package documentation), the
+// target-pod ones with a hint that first records the pod's version.
 func (pl *plugin) EventsToRegister(ctx context.Context) ([]fwk.ClusterEventWithHint, error) {
+	return pl.eventsToRegister(ctx, true)
+}
+
+// eventsToRegister is EventsToRegister, the narrowable hints left ungated
+// unless gate.
+func (pl *plugin) eventsToRegister(ctx context.Context, gate bool) ([]fwk.ClusterEventWithHint, error) {
 	events, err := pl.inner.EventsToRegister(ctx)
 	if err != nil {
 		return nil, err
@@ -271,8 +278,14 @@ func (pl *plugin) EventsToRegister(ctx context.Context) ([]fwk.ClusterEventWithH
 			if part.Resource == fwk.TargetPod && c.QueueingHintFn != nil {
 				c.QueueingHintFn = pl.confirming(c.QueueingHintFn)
 			}
-			if kind, ok := requeue.IndexKind(part); ok && c.PreQueueingHintFn == nil && pl.canNarrow && listErr == nil && !requeue.MatchesAny(blocking, part) {
-				c.PreQueueingHintFn = pl.preQueueingHint(part, kind)
+			if kind, ok := requeue.IndexKind(part); ok && pl.canNarrow {
+				g := newHintGate(pl, part, kind)
+				if gate && c.QueueingHintFn != nil {
+					c.QueueingHintFn = g.hint(c.QueueingHintFn)
+				}
+				if c.PreQueueingHintFn == nil && listErr == nil && !requeue.MatchesAny(blocking, part) {
+					c.PreQueueingHintFn = pl.preQueueingHint(part, kind, g)
+				}
 			}
 			if c.PreQueueingHintFn == nil {
 				// Whatever narrowable event this registration matches, no
@@ -300,8 +313,42 @@ func (pl *plugin) confirming(fn fwk.QueueingHintFn) fwk.QueueingHintFn {
 	}
 }
 
+// candidates returns the pending pods that the narrowable event ev (index
+// kind kind), given its objects, may have made schedulable under pl.rules:
+// the tracker's candidates, a superset of the pods whose in-tree
+// QueueingHintFn returns Queue. all reports that it cannot tell (objects it
+// cannot read, or an event the in-tree hint fails on for every pod), and
+// then names is nil.
+func (pl *plugin) candidates(logger klog.Logger, ev fwk.ClusterEvent, kind index.EventKind, oldObj, newObj any) (names []types.NamespacedName, all bool) {
+	iev, err := requeue.IndexEvent(kind, oldObj, newObj)
+	if err != nil {
+		logger.V(4).Info("Event not narrowed", "plugin", pl.name, "event", ev.Label(), "reason", err)
+		return nil, true
+	}
+	if pl.rules&index.InterPodAffinity != 0 && kind == index.AssignedPodDelete && !requeue.AntiAffinityCompiles(iev.OldPod) {
+		// The in-tree hint fails, which counts as Queue, for every pod.
+		return nil, true
+	}
+	buf, _ := pl.hits.Get().(*[]index.Hit[*v1.Pod])
+	if buf == nil {
+		buf = new([]index.Hit[*v1.Pod])
+	}
+	names, hits := pl.tracker.Candidates(iev, pl.rules, *buf)
+	if cap(hits) <= maxKeptHits {
+		*buf = hits
+		pl.hits.Put(buf)
+	}
+	pl.tracker.RecordStats()
+	if pl.shared.selfCheckDue() {
+		pl.tracker.SelfCheck(iev, pl.rules)
+	}
+	return names, false
+}
+
 // preQueueingHint returns the PreQueueingHintFn of the narrowable event ev.
-func (pl *plugin) preQueueingHint(ev fwk.ClusterEvent, kind index.EventKind) fwk.PreQueueingHintFn {
+// Its answer also primes gate, the gate of the same registration's
+// QueueingHintFn, which the queue then asks about the pods it names.
+func (pl *plugin) preQueueingHint(ev fwk.ClusterEvent, kind index.EventKind, gate *hintGate) fwk.PreQueueingHintFn {
 	event := kind.String()
 	all := prehintCallsTotal.WithLabelValues(pl.name, event, "all")
 	narrowed := prehintCallsTotal.WithLabelValues(pl.name, event, "narrowed")
@@ -312,33 +359,14 @@ func (pl *plugin) preQueueingHint(ev fwk.ClusterEvent, kind index.EventKind) fwk
 			all.Inc()
 			return fwk.PreQueueingHintResult{AllPods: true}, nil
 		}
-		iev, err := requeue.IndexEvent(kind, oldObj, newObj)
-		if err != nil {
-			logger.V(4).Info("Event not narrowed", "plugin", pl.name, "event", ev.Label(), "reason", err)
+		names, everyPod := gate.candidates(logger, oldObj, newObj)
+		if everyPod {
 			all.Inc()
 			return fwk.PreQueueingHintResult{AllPods: true}, nil
-		}
-		if pl.rules&index.InterPodAffinity != 0 && kind == index.AssignedPodDelete && !requeue.AntiAffinityCompiles(iev.OldPod) {
-			// The in-tree hint fails, which counts as Queue, for every pod.
-			all.Inc()
-			return fwk.PreQueueingHintResult{AllPods: true}, nil
-		}
-		buf, _ := pl.hits.Get().(*[]index.Hit[*v1.Pod])
-		if buf == nil {
-			buf = new([]index.Hit[*v1.Pod])
-		}
-		names, hits := pl.tracker.Candidates(iev, pl.rules, *buf)
-		if cap(hits) <= maxKeptHits {
-			*buf = hits
-			pl.hits.Put(buf)
 		}
 		narrowed.Inc()
 		named.Add(float64(len(names)))
 		pending.Add(float64(pl.tracker.Len()))
-		pl.tracker.RecordStats()
-		if pl.shared.selfCheckDue() {
-			pl.tracker.SelfCheck(iev, pl.rules)
-		}
 		return fwk.PreQueueingHintResult{Pods: names}, nil
 	}
 }

@@ -55,6 +55,11 @@ type Tracker struct {
 	dirty   map[types.UID]dirtyMark
 
 	statsAt atomic.Int64 // when recordStats last ran, in Unix nanoseconds
+
+	// gen counts the changes that can change what Candidates returns: of
+	// the store's pending pods (markDirty), of the index, of relabelled, and
+	// of namespaces, whose labels namespaceSelector terms read at lookup.
+	gen atomic.Uint64
 }
 
 // foreignPod is a pending pod of a scheduler name no wrapper serves, or one
@@ -114,6 +119,14 @@ func New(factory informers.SharedInformerFactory, spreadMatchLabelKeys bool, log
 		return nil, fmt.Errorf("requeue: adding the pod handler: %w", err)
 	}
 	t.reg = reg
+	bump := func(any) { t.gen.Add(1) }
+	if _, err := factory.Core().V1().Namespaces().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    bump,
+		UpdateFunc: func(_, obj any) { bump(obj) },
+		DeleteFunc: bump,
+	}); err != nil {
+		return nil, fmt.Errorf("requeue: adding the namespace handler: %w", err)
+	}
 	return t, nil
 }
 
@@ -142,6 +155,7 @@ func (t *Tracker) markDirty(obj any) ([]string, error) {
 	t.marksMu.Lock()
 	t.dirty[pod.UID] = dirtyMark{name: nameOf(pod), pod: pod}
 	t.marksMu.Unlock()
+	t.gen.Add(1)
 	return nil, nil
 }
 
@@ -175,6 +189,7 @@ func (t *Tracker) sync(namespace, name string, uid types.UID) {
 
 // applyLocked makes the tracker hold the store's object pod. t.mu is held.
 func (t *Tracker) applyLocked(pod *v1.Pod) {
+	t.gen.Add(1)
 	uid := pod.UID
 	if !pending(pod) {
 		t.removeLocked(uid)
@@ -211,6 +226,7 @@ func (t *Tracker) applyLocked(pod *v1.Pod) {
 
 // removeLocked forgets the pod of uid. t.mu is held.
 func (t *Tracker) removeLocked(uid types.UID) {
+	t.gen.Add(1)
 	t.ix.Remove(uid)
 	delete(t.foreign, uid)
 	delete(t.relabelled, uid)
@@ -258,12 +274,22 @@ func (t *Tracker) Confirm(pod *v1.Pod) {
 	if !ok {
 		return
 	}
+	_, was := t.relabelled[pod.UID]
 	if maps.Equal(p.Pod().Labels, pod.Labels) {
 		delete(t.relabelled, pod.UID)
 	} else {
 		t.relabelled[pod.UID] = nameOf(pod)
 	}
+	if _, is := t.relabelled[pod.UID]; is != was {
+		t.gen.Add(1)
+	}
 }
+
+// Generation returns a count that changes whenever what Candidates returns
+// for some event may change. An answer of Candidates read while
+// Generation held one value (read before the call) is the answer for as
+// long as it holds it.
+func (t *Tracker) Generation() uint64 { return t.gen.Load() }
 
 // Candidates returns the pending pods an event may affect under rules:
 // the index's hits whose Relation intersects rules, and every foreign, dirty

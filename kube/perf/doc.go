@@ -16,6 +16,12 @@
 // perf-runs alternates from round to round so that drift within a process
 // weighs on both profiles alike.
 //
+// AFFINITYQ_PERF_CPU_WINDOW ("<after>,<for>,<file>", e.g. "8m,60s,/tmp/w.prof")
+// writes a CPU profile of that window of the run, counted from the start
+// of the process: the harness's -perf-cpuprofile writes a workload's
+// profile only when the workload ends, which one that runs past its limit
+// never does. The two cannot be combined (one CPU profile at a time).
+//
 // It is test code only (BenchmarkPerfScheduling in perf_test.go); this file
 // exists to hold the documentation. The workloads are in
 // config/performance-config.yaml, the two scheduler configurations in

@@ -27,9 +27,13 @@ import (
 //
 // The answer is kept for the event whose objects it was computed for while
 // the tracker's Generation holds: the queue asks about an event's pods one
-// after another (moveAllToActiveOrBackoffQueue), and again about the events
-// a pod's scheduling cycle overlapped when the cycle ends. A narrowed
-// pre-hint's answer primes it.
+// after another (moveAllToActiveOrBackoffQueue). It also asks, when a pod's
+// scheduling cycle ends, about each event the cycle overlapped, for that
+// pod alone; a whole answer computed for one pod would cost more than the
+// in-tree hint (a deleted spread blocker's candidates are its group). So a
+// call for an event other than the kept one goes to the in-tree hint, and
+// only a second call in a row for the same event computes the answer. A
+// narrowed pre-hint's answer primes it.
 type hintGate struct {
 	pl   *plugin
 	ev   fwk.ClusterEvent // the registration's event
@@ -44,6 +48,8 @@ type hintGate struct {
 	all            bool   // the tracker cannot narrow the event
 	names          []types.NamespacedName
 	set            map[types.NamespacedName]struct{} // names, unless all
+	// The objects of the last call for an event without a kept answer.
+	lastOld, lastNew any
 }
 
 func newHintGate(pl *plugin, ev fwk.ClusterEvent, kind index.EventKind) *hintGate {
@@ -67,13 +73,19 @@ func sameObject(a, b any) bool {
 	return false
 }
 
+// current reports whether the kept answer is the one for the event of
+// oldObj and newObj. g.mu is held.
+func (g *hintGate) current(oldObj, newObj any) bool {
+	return g.valid && g.gen == g.pl.tracker.Generation() && sameObject(g.oldObj, oldObj) && sameObject(g.newObj, newObj)
+}
+
 // refresh makes the kept answer the one for the event of oldObj and newObj.
 // g.mu is held.
 func (g *hintGate) refresh(logger klog.Logger, oldObj, newObj any) {
-	gen := g.pl.tracker.Generation()
-	if g.valid && g.gen == gen && sameObject(g.oldObj, oldObj) && sameObject(g.newObj, newObj) {
+	if g.current(oldObj, newObj) {
 		return
 	}
+	gen := g.pl.tracker.Generation()
 	names, all := g.pl.candidates(logger, g.ev, g.kind, oldObj, newObj)
 	g.valid, g.gen, g.oldObj, g.newObj, g.all, g.names = true, gen, oldObj, newObj, all, names
 	clear(g.set)
@@ -92,11 +104,18 @@ func (g *hintGate) candidates(logger klog.Logger, oldObj, newObj any) ([]types.N
 }
 
 // mayAffect reports whether the event may have made pod schedulable: pod
-// is among the tracker's candidates, or the tracker cannot tell.
+// is among the tracker's candidates, or the tracker cannot tell, or the
+// gate has no answer for the event yet (the first call for it).
 func (g *hintGate) mayAffect(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.refresh(logger, oldObj, newObj)
+	if !g.current(oldObj, newObj) {
+		if !sameObject(g.lastOld, oldObj) || !sameObject(g.lastNew, newObj) {
+			g.lastOld, g.lastNew = oldObj, newObj
+			return true
+		}
+		g.refresh(logger, oldObj, newObj)
+	}
 	if g.all {
 		return true
 	}

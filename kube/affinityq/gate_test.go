@@ -39,8 +39,10 @@ func hintOf(t *testing.T, ext fwk.EnqueueExtensions, ev fwk.ClusterEvent, events
 // (NodeResourcesFit registers them without a pre-hint): for the pods the
 // deletion cannot unblock, the gate answers QueueSkip without the in-tree
 // hint, as the in-tree hint does; for the pod it unblocks, the in-tree hint
-// answers Queue; and a pending pod that arrives after the gate kept its
-// answer for the event is answered anew.
+// answers Queue; the first call for an event (as when a pod's cycle ends
+// and the queue asks about the events it overlapped) goes to the in-tree
+// hint, the second computes the gate's answer; and a pending pod that
+// arrives after the gate kept its answer for the event is answered anew.
 func TestHintGate(t *testing.T) {
 	pending := func(name, color string) *v1.Pod {
 		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: k8stypes.UID("uid-" + name)}, Spec: v1.PodSpec{SchedulerName: v1.DefaultSchedulerName,
@@ -67,13 +69,13 @@ func TestHintGate(t *testing.T) {
 	const gate = "affinityq_hint_gate_total,answer=%s,event=AssignedPodDelete,plugin=" + affinityq.InterPodAffinityName
 	skipped, asked := fmt.Sprintf(gate, "skipped"), fmt.Sprintf(gate, "asked")
 	before := series(t)
-	check := func(pod *v1.Pod, want fwk.QueueingHint, wantSkipped, wantAsked float64) {
+	check := func(gone, pod *v1.Pod, want fwk.QueueingHint, wantSkipped, wantAsked float64) {
 		t.Helper()
-		got, err := gated(logger, pod, blocker, nil)
+		got, err := gated(logger, pod, gone, nil)
 		if err != nil || got != want {
 			t.Errorf("gated hint for %s: %v, %v; want %v", pod.Name, got, err, want)
 		}
-		if in, err := inTree(logger, pod, blocker, nil); err != nil || in != got {
+		if in, err := inTree(logger, pod, gone, nil); err != nil || in != got {
 			t.Errorf("in-tree hint for %s: %v, %v; the gate said %v", pod.Name, in, err, got)
 		}
 		now := series(t)
@@ -85,8 +87,16 @@ func TestHintGate(t *testing.T) {
 		}
 		before = now
 	}
-	check(red, fwk.Queue, 0, 1)
-	check(blue, fwk.QueueSkip, 1, 0)
+	// The first call for the deletion is the in-tree hint's; the second is
+	// the gate's.
+	check(blocker, blue, fwk.QueueSkip, 0, 1)
+	check(blocker, red, fwk.Queue, 0, 1)
+	check(blocker, blue, fwk.QueueSkip, 1, 0)
+	// Another deletion, selected by no pending pod: one call for it goes to
+	// the in-tree hint and keeps the gate's answer for the first deletion.
+	green := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "green", UID: "green", Labels: map[string]string{"color": "green"}}, Spec: v1.PodSpec{NodeName: "n"}}
+	check(green, blue, fwk.QueueSkip, 0, 1)
+	check(blocker, blue, fwk.QueueSkip, 1, 0)
 
 	// A pod the blocker's deletion unblocks, pending once the gate has
 	// answered for that deletion.
@@ -101,6 +111,6 @@ func TestHintGate(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	check(crimson, fwk.Queue, 0, 1)
-	check(blue, fwk.QueueSkip, 1, 0)
+	check(blocker, crimson, fwk.Queue, 0, 1)
+	check(blocker, blue, fwk.QueueSkip, 1, 0)
 }

@@ -114,12 +114,11 @@ PERF_CASES       ?= PodAdd|PodUpdate|PodDelete
 # The 10000-pod workloads exist (PERF_SIZES='1000|10000') but are not run by
 # default: on 2 cores PodAdd/10000Pods does not finish within the harness's
 # fixed 30 minutes per workload under affinityq's plugins, and
-# PodDelete/10000Pods has bound 11,930 of its 20,000 blocked pods (3,148 under
-# the default plugins) when the
-# harness's final barrier (10 minutes a namespace) gives up, kube-scheduler's
-# queue walking every parked pod on each deletion; PodUpdate/10000Pods takes about 3
-# minutes under affinityq's plugins and 9 under the default ones
-# (BENCHMARKS.md).
+# PodDelete/10000Pods has bound 11,930 of its 20,000 blocked pods (3,148
+# under the default plugins) when the harness's final barrier (10 minutes a
+# namespace) gives up, kube-scheduler's queue walking every parked pod on
+# each deletion; PodUpdate/10000Pods takes about 3 minutes under
+# affinityq's plugins and 9 under the default ones (BENCHMARKS.md).
 PERF_SIZES       ?= 1000
 PERF_WORKLOADS   ?= ($(PERF_SIZES))Pods
 PERF_PROF_CASES  ?= $(PERF_CASES)

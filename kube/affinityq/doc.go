@@ -197,9 +197,9 @@
 // kube-scheduler's /metrics serves (kube/README.md lists them): pre-hint
 // calls by plugin, event and answer, the pods the narrowed answers named
 // against the pending pods indexed, the gates' answers, the index
-// lookup's latency, the two
-// indexes' sizes, the cycles answered and the fallbacks. WithSelfCheck
-// checks one in N narrowed answers against every indexed pending pod
+// lookup's latency, the two indexes' sizes, the cycles answered and the
+// fallbacks. WithSelfCheck checks one in N of the pending index's answers
+// (a narrowed pre-hint's, or a gate's) against every indexed pending pod
 // evaluated without the index (Pending.Affected), counting the pods the
 // lookup missed; it is how a cluster learns of an index bug without
 // waiting for the periodic flush to hide it.

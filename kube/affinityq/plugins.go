@@ -39,7 +39,7 @@ type Plugins struct {
 	opts options
 
 	stats  *cycleStats
-	events atomic.Uint64 // narrowed pre-hint answers, for WithSelfCheck
+	events atomic.Uint64 // the pending index's answers (pre-hints', gates'), for WithSelfCheck
 
 	mu       sync.Mutex // protects the fields below
 	factory  informers.SharedInformerFactory
@@ -56,13 +56,14 @@ type options struct {
 	selfCheckEvery uint64
 }
 
-// WithSelfCheck makes one in every `every` narrowed pre-hint answers (0, the
-// default: none) also evaluate the event against every indexed pending pod
+// WithSelfCheck makes one in every `every` answers of the pending index (a
+// narrowed pre-hint's, or a gate's for an event the queue did not narrow;
+// 0, the default: none) also evaluate the event against every indexed pending pod
 // without the index, counting in affinityq_index_selfcheck_divergences_total
 // (and logging) any pod the index's lookup missed. A check costs a list of
 // the pod informer's store and an evaluation per pending pod, under the
-// tracker's lock, inside a pre-hint that kube-scheduler's queue calls under
-// its own: about 250 ms at 100,000 pending pods (BenchmarkSelfCheck), so
+// tracker's lock, inside a pre-hint or hint that kube-scheduler's queue
+// calls under its own: about 250 ms at 100,000 pending pods (BenchmarkSelfCheck), so
 // keep N large in production.
 func WithSelfCheck(every int) Option {
 	return func(o *options) { o.selfCheckEvery = uint64(max(every, 0)) }
@@ -187,8 +188,9 @@ func (p *Plugins) newPlugin(ctx context.Context, name string, rules index.RuleSe
 		resizeDeferred: fts.EnableInPlacePodVerticalScalingSchedulerPreemption}, nil
 }
 
-// selfCheckDue counts a narrowed answer and reports whether WithSelfCheck
-// asks for a check of it.
+// selfCheckDue counts an answer of the pending index (a pre-hint's, or a
+// gate's for an event the queue did not narrow) and reports whether
+// WithSelfCheck asks for a check of it.
 func (p *Plugins) selfCheckDue() bool {
 	every := p.opts.selfCheckEvery
 	return every > 0 && p.events.Add(1)%every == 0

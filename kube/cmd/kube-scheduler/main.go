@@ -8,7 +8,7 @@
 // (--feature-gates=SchedulerPreQueueingHints=true).
 //
 // One flag of its own: --affinityq-self-check-every=N checks one in N
-// narrowed pre-hint answers against every pending pod evaluated without
+// answers of the pending index (pre-hints', gates') against every pending pod evaluated without
 // the index (affinityq.WithSelfCheck), counting misses in
 // affinityq_index_selfcheck_divergences_total; 0, the default, checks
 // none.
@@ -46,7 +46,7 @@ func main() {
 		}),
 	)
 	command.Flags().IntVar(&selfCheckEvery, "affinityq-self-check-every", 0,
-		"Check one in this many narrowed pre-hint answers against every pending pod evaluated without the index, "+
+		"Check one in this many answers of the pending index (pre-hints', gates') against every pending pod evaluated without the index, "+
 			"counting misses in affinityq_index_selfcheck_divergences_total (0: never).")
 	os.Exit(cli.Run(command))
 }

@@ -59,7 +59,10 @@ func cycleBenchCluster(n int) ([]*v1.Node, []*v1.Pod) {
 }
 
 // cycleBenchPods are the incoming pods: required pod affinity to
-// color=blue on zone (upstream's SchedulingPodAffinity), preferred
+// color=blue on zone (upstream's SchedulingPodAffinity), required
+// anti-affinity to its own app on hostname among the placed pods that
+// carry the same term (SchedulingPodAntiAffinity, where Filter reads both
+// the pod's and the placed pods' anti-affinity counts), preferred
 // anti-affinity to color=blue on hostname (SchedulingPreferredPodAntiAffinity),
 // a zone spread of color=blue (TopologySpreading, DoNotSchedule), and that
 // spread with a hostname one (ScheduleAnyway), whose Score counts each
@@ -72,6 +75,10 @@ func cycleBenchPods() map[string]*v1.Pod {
 		"affinity": {ObjectMeta: metav1.ObjectMeta{Name: "in", Namespace: "default", UID: "in", Labels: map[string]string{"color": "blue"}},
 			Spec: v1.PodSpec{Affinity: &v1.Affinity{PodAffinity: &v1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
 				TopologyKey: v1.LabelTopologyZone, LabelSelector: sel(),
+			}}}}}},
+		"anti-affinity": {ObjectMeta: metav1.ObjectMeta{Name: "in", Namespace: "default", UID: "in", Labels: map[string]string{"color": "blue", "app": "app-0"}},
+			Spec: v1.PodSpec{Affinity: &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+				TopologyKey: v1.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "app-0"}},
 			}}}}}},
 		"preferred": {ObjectMeta: metav1.ObjectMeta{Name: "in", Namespace: "default", UID: "in", Labels: map[string]string{"color": "blue"}},
 			Spec: v1.PodSpec{Affinity: &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []v1.WeightedPodAffinityTerm{{
@@ -136,10 +143,10 @@ func cycle(b *testing.B, pl cyclePlugins, pod *v1.Pod, nodes []fwk.NodeInfo) {
 }
 
 // BenchmarkCycle runs one full scheduling cycle of InterPodAffinity
-// (pod=affinity, pod=preferred) and PodTopologySpread (pod=spread) for one
-// incoming pod,
-// in-tree against the affinityq wrapper, at 5,000 nodes with 5,000 /
-// 50,000 / 150,000 placed pods, in the same run. The wrapper's index is
+// (pod=affinity, pod=anti-affinity, pod=preferred) and PodTopologySpread
+// (pod=spread, pod=spread-hostname) for one incoming pod, in-tree against
+// the affinityq wrapper, at 5,000 nodes with 5,000 / 50,000 / 150,000
+// placed pods, in the same run. The wrapper's index is
 // synced with the snapshot before timing, as after its first cycle.
 func BenchmarkCycle(b *testing.B) {
 	metrics.Register()
@@ -190,8 +197,8 @@ func BenchmarkCycle(b *testing.B) {
 		factory.Start(ctx.Done())
 		factory.WaitForCacheSync(ctx.Done())
 		in := cycleBenchPods()
-		pluginOf := map[string]string{"affinity": "affinity", "preferred": "affinity", "spread": "spread", "spread-hostname": "spread"}
-		for _, kind := range []string{"affinity", "preferred", "spread", "spread-hostname"} {
+		pluginOf := map[string]string{"affinity": "affinity", "anti-affinity": "affinity", "preferred": "affinity", "spread": "spread", "spread-hostname": "spread"}
+		for _, kind := range []string{"affinity", "anti-affinity", "preferred", "spread", "spread-hostname"} {
 			cycle(b, built[pluginOf[kind]+"/affinityq"], in[kind], infos) // sync the index, build the shapes
 			for _, impl := range []string{"intree", "affinityq"} {
 				b.Run(fmt.Sprintf("placed=%d/pod=%s/impl=%s", n, kind, impl), func(b *testing.B) {

@@ -27,17 +27,33 @@ import (
 )
 
 // The full-cycle benchmark's cluster: 5,000 nodes over 3 zones, each its
-// own hostname, and placed pods shaped after upstream scheduler_perf's
-// affinity workloads: every pod carries color=blue, one in ten an app of
-// 100 and a required anti-affinity to its app on hostname.
+// own hostname and labelled as a cloud provider labels its nodes (a dozen
+// labels: Filter's check of the placed pods' anti-affinity reads them in
+// the in-tree plugin), and placed pods shaped after upstream
+// scheduler_perf's affinity workloads: every pod carries color=blue, one
+// in ten an app of 100 and a required anti-affinity to its app on
+// hostname.
 const cycleBenchNodes = 5000
 
 func cycleBenchCluster(n int) ([]*v1.Node, []*v1.Pod) {
 	nodes := make([]*v1.Node, cycleBenchNodes)
 	for i := range nodes {
 		name := "node-" + strconv.Itoa(i)
+		zone := "zone-" + strconv.Itoa(i%3)
 		nodes[i] = &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
-			v1.LabelTopologyZone: "zone-" + strconv.Itoa(i%3), v1.LabelHostname: name}}}
+			v1.LabelHostname:                name,
+			v1.LabelTopologyZone:            zone,
+			v1.LabelFailureDomainBetaZone:   zone,
+			v1.LabelTopologyRegion:          "region-0",
+			v1.LabelFailureDomainBetaRegion: "region-0",
+			v1.LabelInstanceTypeStable:      "m7.xlarge",
+			v1.LabelInstanceType:            "m7.xlarge",
+			v1.LabelArchStable:              "amd64",
+			v1.LabelOSStable:                "linux",
+			"beta.kubernetes.io/arch":       "amd64",
+			"beta.kubernetes.io/os":         "linux",
+			"node.kubernetes.io/pool":       "pool-" + strconv.Itoa(i%4),
+		}}}
 	}
 	pods := make([]*v1.Pod, n)
 	for i := range pods {

@@ -3,6 +3,7 @@ package cycle
 import (
 	"fmt"
 	"maps"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -54,14 +55,32 @@ const (
 // required terms with their namespace selectors resolved, as the in-tree
 // plugin holds them.
 type affinityState struct {
-	counts  placed.AffinityCounts
-	podInfo fwk.PodInfo
-	x       *placed.Index // AffinityChange's namespace labels
+	counts placed.AffinityCounts
+	// existingKeys holds the topology key of every pair of
+	// counts.ExistingAntiAffinity (and may hold keys that no longer have
+	// one): Filter reads a node's value of each, where the in-tree plugin
+	// looks up every label of the node, a dozen on a cloud provider's.
+	existingKeys []string
+	podInfo      fwk.PodInfo
+	x            *placed.Index // AffinityChange's namespace labels
 }
 
-// Clone copies the counts, which AddPod and RemovePod change.
+// pairKeys returns the distinct keys of c's pairs.
+func pairKeys(c placed.Counts) []string {
+	var keys []string
+	for p := range c {
+		if !slices.Contains(keys, p.Key) {
+			keys = append(keys, p.Key)
+		}
+	}
+	return keys
+}
+
+// Clone copies the counts, which AddPod and RemovePod change, and clips
+// existingKeys, which AddPod appends to.
 func (s *affinityState) Clone() fwk.StateData {
 	c := *s
+	c.existingKeys = slices.Clip(s.existingKeys)
 	c.counts = placed.AffinityCounts{
 		ExistingAntiAffinity: maps.Clone(s.counts.ExistingAntiAffinity),
 		Affinity:             maps.Clone(s.counts.Affinity),
@@ -112,7 +131,7 @@ func (c *InterPodAffinity) PreFilter(state fwk.CycleState, pod *v1.Pod) (*fwk.Pr
 	if len(counts.ExistingAntiAffinity) == 0 && len(pi.GetRequiredAffinityTerms()) == 0 && len(pi.GetRequiredAntiAffinityTerms()) == 0 {
 		return nil, fwk.NewStatus(fwk.Skip), nil
 	}
-	state.Write(affinityPreFilterKey, &affinityState{counts: counts, podInfo: pi, x: x})
+	state.Write(affinityPreFilterKey, &affinityState{counts: counts, existingKeys: pairKeys(counts.ExistingAntiAffinity), podInfo: pi, x: x})
 	return nil, nil, nil
 }
 
@@ -174,6 +193,15 @@ func (c *InterPodAffinity) Update(state fwk.CycleState, pod *v1.Pod, p fwk.PodIn
 	if err := s.x.AffinityChange(s.counts, pod, p.GetPod(), ni.Node(), int64(d)); err != nil {
 		return fwk.AsStatus(err)
 	}
+	if d > 0 {
+		// The pod's required anti-affinity terms are the only ones that
+		// add pairs to counts.ExistingAntiAffinity.
+		for _, t := range p.GetRequiredAntiAffinityTerms() {
+			if !slices.Contains(s.existingKeys, t.TopologyKey) {
+				s.existingKeys = append(s.existingKeys, t.TopologyKey)
+			}
+		}
+	}
 	return nil
 }
 
@@ -213,8 +241,8 @@ func (c *InterPodAffinity) Filter(d fwk.StateData, pod *v1.Pod, ni fwk.NodeInfo)
 		}
 	}
 	if len(s.counts.ExistingAntiAffinity) > 0 {
-		for k, v := range node.Labels {
-			if s.counts.ExistingAntiAffinity[placed.Pair{Key: k, Value: v}] > 0 {
+		for _, k := range s.existingKeys {
+			if v, ok := node.Labels[k]; ok && s.counts.ExistingAntiAffinity[placed.Pair{Key: k, Value: v}] > 0 {
 				return fwk.NewStatus(fwk.Unschedulable, interpodaffinity.ErrReasonExistingAntiAffinityRulesNotMatch)
 			}
 		}

@@ -266,6 +266,31 @@ perf-placed: etcd perf-build ## the placed-pods sweep: PlacedPods at 5,000 / 25,
 		PERF_WORKLOADS='5000Nodes_(5000|25000|50000)Placed' PERF_RESULTS=$(PERF_PLACED_RESULTS)
 	$(GO) run $(BENCHSTAT) -col /profile -filter '$(PERF_UNITS)' $(PERF_PLACED_RESULTS)/perf.txt | tee $(PERF_PLACED_RESULTS)/benchstat.txt
 
+# NodeFill against what it is the yardstick of (kube/perf's NodeFill):
+# upstream's SchedulingPodAntiAffinity and
+# SchedulingRequiredPodAntiAffinityWithNSSelector at 5000Nodes_2000Pods, their
+# ceiling SchedulingNodeAffinity/5000Nodes_10000Pods, and NodeFill's two
+# sizes, the same nodes and pods without the anti-affinity; PERF_COUNT
+# rounds, each running the upstream cases then NodeFill, the profiles'
+# order alternating by round; every round's lines in
+# PERF_FILL_RESULTS/perf.txt, benchstat in PERF_FILL_RESULTS/benchstat.txt.
+PERF_FILL_RESULTS ?= bench/results/perf/fill
+PERF_FILL_UPSTREAM = SchedulingPodAntiAffinity|SchedulingRequiredPodAntiAffinityWithNSSelector|SchedulingNodeAffinity
+perf-fill: etcd perf-build ## upstream's required anti-affinity workloads, their ceiling and NodeFill, both profiles, PERF_COUNT rounds; benchstat in PERF_FILL_RESULTS
+	rm -rf $(PERF_FILL_RESULTS)/round-* $(PERF_FILL_RESULTS)/perf.txt
+	mkdir -p $(PERF_FILL_RESULTS)
+	@for i in $$(seq $(PERF_COUNT)); do \
+		if [ $$((i % 2)) -eq 1 ]; then order=default,affinityq; else order=affinityq,default; fi; \
+		$(MAKE) --no-print-directory perf-runs PERF_SUITE=affinity PERF_COUNT=1 PERF_ORDER=$$order \
+			PERF_CASES='$(PERF_FILL_UPSTREAM)' PERF_WORKLOADS='5000Nodes_2000Pods|5000Nodes_10000Pods' \
+			PERF_RESULTS=$(PERF_FILL_RESULTS)/round-$$i/affinity || exit 1; \
+		$(MAKE) --no-print-directory perf-runs PERF_SUITE=affinityq PERF_COUNT=1 PERF_ORDER=$$order PERF_CASES=NodeFill \
+			PERF_WORKLOADS='5000Nodes_1000Init_2000Pods|6000Nodes_4000Init_2000Pods' \
+			PERF_RESULTS=$(PERF_FILL_RESULTS)/round-$$i/fill || exit 1; \
+		cat $(PERF_FILL_RESULTS)/round-$$i/affinity/perf.txt $(PERF_FILL_RESULTS)/round-$$i/fill/perf.txt >> $(PERF_FILL_RESULTS)/perf.txt; \
+	done
+	$(GO) run $(BENCHSTAT) -col /profile -filter '$(PERF_UNITS)' $(PERF_FILL_RESULTS)/perf.txt | tee $(PERF_FILL_RESULTS)/benchstat.txt
+
 perf-smoke: etcd ## scheduler_perf's smallest workloads under both profiles, once: ours (10 pods), and upstream's affinity and spread cases (5 nodes); plus the suite's unit tests (CI)
 	mkdir -p $(BIN)/perf-smoke
 	cd kube/perf && $(PERF_ENV) ARTIFACTS=$(BIN)/perf-smoke $(GO) test -count=1 -run='^Test' \

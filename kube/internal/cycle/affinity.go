@@ -56,13 +56,25 @@ const (
 // plugin holds them.
 type affinityState struct {
 	counts placed.AffinityCounts
-	// existingKeys holds the topology key of every pair of
+	// existing holds the topology key of every pair of
 	// counts.ExistingAntiAffinity (and may hold keys that no longer have
-	// one): Filter reads a node's value of each, where the in-tree plugin
-	// looks up every label of the node, a dozen on a cloud provider's.
-	existingKeys []string
-	podInfo      fwk.PodInfo
-	x            *placed.Index // AffinityChange's namespace labels
+	// one), with its column: Filter reads a node's value of each, where the
+	// in-tree plugin looks up every label of the node, a dozen on a cloud
+	// provider's.
+	existing []keyCol
+	// topo is the view's topology as of PreFilter; affinityCols and
+	// antiCols are the columns of the required affinity and anti-affinity
+	// terms' keys, in the terms' order (-1 where it has none).
+	topo                   *topology
+	affinityCols, antiCols []int
+	podInfo                fwk.PodInfo
+	x                      *placed.Index // AffinityChange's namespace labels
+}
+
+// keyCol is a topology key and its column in a topology (-1 for none).
+type keyCol struct {
+	key string
+	col int
 }
 
 // pairKeys returns the distinct keys of c's pairs.
@@ -76,11 +88,20 @@ func pairKeys(c placed.Counts) []string {
 	return keys
 }
 
+// termCols returns the column in t of each term's key.
+func termCols(t *topology, terms []fwk.AffinityTerm) []int {
+	cols := make([]int, len(terms))
+	for i := range terms {
+		cols[i] = t.col(terms[i].TopologyKey)
+	}
+	return cols
+}
+
 // Clone copies the counts, which AddPod and RemovePod change, and clips
-// existingKeys, which AddPod appends to.
+// existing, which AddPod appends to.
 func (s *affinityState) Clone() fwk.StateData {
 	c := *s
-	c.existingKeys = slices.Clip(s.existingKeys)
+	c.existing = slices.Clip(s.existing)
 	c.counts = placed.AffinityCounts{
 		ExistingAntiAffinity: maps.Clone(s.counts.ExistingAntiAffinity),
 		Affinity:             maps.Clone(s.counts.Affinity),
@@ -120,8 +141,22 @@ func (c *InterPodAffinity) PreFilter(state fwk.CycleState, pod *v1.Pod) (*fwk.Pr
 		}
 	}
 	var counts placed.AffinityCounts
+	var existingKeys []string
+	var topo *topology
 	var parseErr error
-	x, err := askSnapshot(state, c.view, c.lister, func(x *placed.Index) { counts, parseErr = x.InterPodAffinity(pod) })
+	x, err := askSnapshot(state, c.view, c.lister, func(x *placed.Index) {
+		if counts, parseErr = x.InterPodAffinity(pod); parseErr != nil {
+			return
+		}
+		existingKeys = pairKeys(counts.ExistingAntiAffinity)
+		keys := slices.Clone(existingKeys)
+		for _, terms := range [][]fwk.AffinityTerm{pi.GetRequiredAffinityTerms(), pi.GetRequiredAntiAffinityTerms()} {
+			for i := range terms {
+				keys = append(keys, terms[i].TopologyKey)
+			}
+		}
+		topo = c.view.topologyFor(keys...)
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -131,7 +166,14 @@ func (c *InterPodAffinity) PreFilter(state fwk.CycleState, pod *v1.Pod) (*fwk.Pr
 	if len(counts.ExistingAntiAffinity) == 0 && len(pi.GetRequiredAffinityTerms()) == 0 && len(pi.GetRequiredAntiAffinityTerms()) == 0 {
 		return nil, fwk.NewStatus(fwk.Skip), nil
 	}
-	state.Write(affinityPreFilterKey, &affinityState{counts: counts, existingKeys: pairKeys(counts.ExistingAntiAffinity), podInfo: pi, x: x})
+	existing := make([]keyCol, len(existingKeys))
+	for i, k := range existingKeys {
+		existing[i] = keyCol{k, topo.col(k)}
+	}
+	state.Write(affinityPreFilterKey, &affinityState{
+		counts: counts, existing: existing, topo: topo, podInfo: pi, x: x,
+		affinityCols: termCols(topo, pi.GetRequiredAffinityTerms()), antiCols: termCols(topo, pi.GetRequiredAntiAffinityTerms()),
+	})
 	return nil, nil, nil
 }
 
@@ -197,8 +239,8 @@ func (c *InterPodAffinity) Update(state fwk.CycleState, pod *v1.Pod, p fwk.PodIn
 		// The pod's required anti-affinity terms are the only ones that
 		// add pairs to counts.ExistingAntiAffinity.
 		for _, t := range p.GetRequiredAntiAffinityTerms() {
-			if !slices.Contains(s.existingKeys, t.TopologyKey) {
-				s.existingKeys = append(s.existingKeys, t.TopologyKey)
+			if !slices.ContainsFunc(s.existing, func(k keyCol) bool { return k.key == t.TopologyKey }) {
+				s.existing = append(s.existing, keyCol{t.TopologyKey, s.topo.col(t.TopologyKey)})
 			}
 		}
 	}
@@ -208,7 +250,8 @@ func (c *InterPodAffinity) Update(state fwk.CycleState, pod *v1.Pod, p fwk.PodIn
 // Filter decides Filter for one node from the counts: the incoming pod's
 // affinity (a pair of every term's key with a matching pod, or none
 // anywhere and the pod matching its own terms), its anti-affinity, and the
-// placed pods' anti-affinity.
+// placed pods' anti-affinity. It reads the node's values from the view's
+// topology (the node's labels for a NodeInfo or key it lacks).
 func (c *InterPodAffinity) Filter(d fwk.StateData, pod *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
 	if c.resizeDeferred && resource.IsPodResizeDeferred(pod) {
 		return nil
@@ -217,11 +260,15 @@ func (c *InterPodAffinity) Filter(d fwk.StateData, pod *v1.Pod, ni fwk.NodeInfo)
 	if !ok {
 		return fwk.AsStatus(fmt.Errorf("%q holds a %T", affinityPreFilterKey, d))
 	}
-	node := ni.Node()
-	if terms := s.podInfo.GetRequiredAffinityTerms(); len(terms) > 0 {
+	affinity, anti := s.podInfo.GetRequiredAffinityTerms(), s.podInfo.GetRequiredAntiAffinityTerms()
+	if len(affinity) == 0 && (len(anti) == 0 || len(s.counts.AntiAffinity) == 0) && len(s.counts.ExistingAntiAffinity) == 0 {
+		return nil
+	}
+	node, slot := ni.Node(), s.topo.slotOf(ni)
+	if len(affinity) > 0 {
 		found := true
-		for _, t := range terms {
-			v, ok := node.Labels[t.TopologyKey]
+		for i, t := range affinity {
+			v, ok := s.topo.value(slot, node, s.affinityCols[i], t.TopologyKey)
 			if !ok {
 				return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, interpodaffinity.ErrReasonAffinityRulesNotMatch)
 			}
@@ -229,20 +276,20 @@ func (c *InterPodAffinity) Filter(d fwk.StateData, pod *v1.Pod, ni fwk.NodeInfo)
 				found = false
 			}
 		}
-		if !found && (len(s.counts.Affinity) > 0 || !matchesAllTerms(terms, pod)) {
+		if !found && (len(s.counts.Affinity) > 0 || !matchesAllTerms(affinity, pod)) {
 			return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, interpodaffinity.ErrReasonAffinityRulesNotMatch)
 		}
 	}
 	if len(s.counts.AntiAffinity) > 0 {
-		for _, t := range s.podInfo.GetRequiredAntiAffinityTerms() {
-			if v, ok := node.Labels[t.TopologyKey]; ok && s.counts.AntiAffinity[placed.Pair{Key: t.TopologyKey, Value: v}] > 0 {
+		for i, t := range anti {
+			if v, ok := s.topo.value(slot, node, s.antiCols[i], t.TopologyKey); ok && s.counts.AntiAffinity[placed.Pair{Key: t.TopologyKey, Value: v}] > 0 {
 				return fwk.NewStatus(fwk.Unschedulable, interpodaffinity.ErrReasonAntiAffinityRulesNotMatch)
 			}
 		}
 	}
 	if len(s.counts.ExistingAntiAffinity) > 0 {
-		for _, k := range s.existingKeys {
-			if v, ok := node.Labels[k]; ok && s.counts.ExistingAntiAffinity[placed.Pair{Key: k, Value: v}] > 0 {
+		for _, k := range s.existing {
+			if v, ok := s.topo.value(slot, node, k.col, k.key); ok && s.counts.ExistingAntiAffinity[placed.Pair{Key: k.key, Value: v}] > 0 {
 				return fwk.NewStatus(fwk.Unschedulable, interpodaffinity.ErrReasonExistingAntiAffinityRulesNotMatch)
 			}
 		}

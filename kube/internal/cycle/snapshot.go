@@ -50,6 +50,11 @@ type View struct {
 	walks     uint64                  // node lists walked: syncs not answered by a cycle's mark
 	nsChanges uint64                  // namespace events heard
 	stats     time.Time               // when the gauges were last set
+
+	topo      *topology   // the nodes' values of the keys Filter reads, as of the last sync
+	slots     int32       // topology slots handed out
+	freeSlots []int32     // slots of removed nodes, handed out again first
+	changed   []*viewNode // the walk's nodes whose slot no longer holds their NodeInfo or values
 }
 
 type viewNode struct {
@@ -60,6 +65,11 @@ type viewNode struct {
 	pods  map[types.UID]*v1.Pod
 	infos []fwk.PodInfo // the NodeInfo's pods as of the last diff, in its order
 	seen  uint64
+	// slot is the node's slot in the view's topology, which holds
+	// topoInfo and topoNode's values (slotted).
+	slot     int32
+	topoInfo fwk.NodeInfo
+	topoNode *v1.Node
 }
 
 // current reports whether n holds what ni does: the same NodeInfo at the
@@ -138,6 +148,12 @@ func (v *View) reset() {
 	v.nodes = map[string]*viewNode{}
 	v.podAt = map[types.UID]*viewNode{}
 	v.order = v.order[:0]
+	t := &topology{slot: map[fwk.NodeInfo]int32{}}
+	if v.topo != nil { // the keys asked for before are asked for again
+		t.keys = v.topo.keys
+		t.cols = make([][]nodeValue, len(t.keys))
+	}
+	v.topo, v.slots, v.freeSlots = t, 0, nil
 }
 
 // syncedKey is the cycle state's mark of the view's sync in that cycle.
@@ -183,14 +199,18 @@ func (v *View) walk(list []fwk.NodeInfo) error {
 		var n *viewNode
 		if node := ni.Node(); node != nil { // the snapshot lists nodes with their objects
 			if n = v.nodes[node.Name]; n == nil {
-				n = &viewNode{name: node.Name, pods: map[types.UID]*v1.Pod{}}
+				n = &viewNode{name: node.Name, pods: map[types.UID]*v1.Pod{}, slot: v.newSlot()}
 				v.nodes[node.Name] = n
 			}
 			if !n.current(ni) {
 				if err := v.apply(n, ni); err != nil {
+					v.changed = v.changed[:0]
 					v.reset()
 					return err
 				}
+			}
+			if !n.slotted() {
+				v.changed = append(v.changed, n)
 			}
 			n.seen = v.epoch
 		}
@@ -209,10 +229,12 @@ func (v *View) walk(list []fwk.NodeInfo) error {
 		return nil
 	}
 	var errs []error
+	var gone []*viewNode
 	for name, n := range v.nodes {
 		if n.seen == v.epoch {
 			continue
 		}
+		gone = append(gone, n)
 		for uid := range n.pods {
 			if v.podAt[uid] == n {
 				v.x.RemovePod(uid)
@@ -225,9 +247,13 @@ func (v *View) walk(list []fwk.NodeInfo) error {
 		delete(v.nodes, name)
 	}
 	if err := errors.Join(errs...); err != nil {
+		v.changed = v.changed[:0]
 		v.reset()
 		return err
 	}
+	v.republish(v.changed, gone)
+	clear(v.changed)
+	v.changed = v.changed[:0]
 	return nil
 }
 

@@ -45,6 +45,7 @@ func TestSnapshotView(t *testing.T) {
 		pods := map[types.UID]*v1.Pod{}
 		assumed := map[types.UID]bool{}
 		seq := 0
+		var prev, prevCopy *topology
 		for step := range steps {
 			for range 1 + r.IntN(3) {
 				seq++
@@ -118,6 +119,9 @@ func TestSnapshotView(t *testing.T) {
 					delete(pods, p.UID)
 				}
 			}
+			if r.IntN(25) == 0 { // a snapshot built afresh: new NodeInfos for the same nodes
+				snap = internalcache.NewEmptySnapshot()
+			}
 			if err := c.UpdateSnapshot(logger, snap); err != nil {
 				t.Fatal(err)
 			}
@@ -128,7 +132,19 @@ func TestSnapshotView(t *testing.T) {
 			if err := view.sync(list); err != nil {
 				t.Fatalf("seed %d step %d: %v", seed, step, err)
 			}
-			checkView(t, fmt.Sprintf("seed %d step %d", seed, step), view, list, r)
+			at := fmt.Sprintf("seed %d step %d", seed, step)
+			checkView(t, at, view, list, r)
+			// The keys are asked for over the steps, so that columns are
+			// added to a topology with nodes.
+			keys := topologyKeys[:min(len(topologyKeys), 1+step/20)]
+			view.mu.Lock()
+			topo := view.topologyFor(keys...)
+			view.mu.Unlock()
+			checkTopology(t, at, topo, keys, list)
+			if prev != nil && !reflect.DeepEqual(prev, prevCopy) {
+				t.Fatalf("%s: a published topology changed", at)
+			}
+			prev, prevCopy = topo, cloneTopology(topo)
 			reads := view.reads
 			if err := view.sync(list); err != nil {
 				t.Fatal(err)
@@ -138,6 +154,54 @@ func TestSnapshotView(t *testing.T) {
 			}
 		}
 	}
+}
+
+// topologyKeys are the keys TestSnapshotView asks the view's topology for:
+// two its nodes have (zone not always) and one they never do.
+var topologyKeys = []string{"zone", "kubernetes.io/hostname", "rack"}
+
+// checkTopology checks that topo gives every NodeInfo of list a slot of
+// its own holding its node's value of each of keys, and no other NodeInfo
+// one.
+func checkTopology(t *testing.T, at string, topo *topology, keys []string, list []fwk.NodeInfo) {
+	t.Helper()
+	slots := map[int32]string{}
+	for _, ni := range list {
+		node := ni.Node()
+		if node == nil {
+			continue
+		}
+		slot := topo.slotOf(ni)
+		if slot < 0 {
+			t.Fatalf("%s: node %s has no slot", at, node.Name)
+		}
+		if other, ok := slots[slot]; ok {
+			t.Fatalf("%s: nodes %s and %s share slot %d", at, other, node.Name, slot)
+		}
+		slots[slot] = node.Name
+		for _, key := range keys {
+			col := topo.col(key)
+			if col < 0 {
+				t.Fatalf("%s: no column for %q", at, key)
+			}
+			want, wantOK := node.Labels[key]
+			if got, ok := topo.value(slot, node, col, key); got != want || ok != wantOK {
+				t.Fatalf("%s: node %s's %q reads %q %v, its label %q %v", at, node.Name, key, got, ok, want, wantOK)
+			}
+		}
+	}
+	if len(topo.slot) != len(slots) {
+		t.Fatalf("%s: %d NodeInfos have slots, the snapshot lists %d nodes", at, len(topo.slot), len(slots))
+	}
+}
+
+// cloneTopology returns a deep copy of t, to check that t is not changed.
+func cloneTopology(t *topology) *topology {
+	c := &topology{slot: maps.Clone(t.slot), keys: slices.Clone(t.keys)}
+	for _, col := range t.cols {
+		c.cols = append(c.cols, slices.Clone(col))
+	}
+	return c
 }
 
 // TestSyncMark checks that a cycle syncs the view once: a second sync

@@ -36,7 +36,10 @@ import (
 // mu serialises syncs and the questions asked after them (ask): it is
 // taken before the index's own lock, held only within the view's methods,
 // and the only code they call under it is the index's and ask's question. A sync that fails (the index refused a pod) resets the view, so
-// that the next sync rebuilds the index from the snapshot.
+// that the next sync rebuilds the index from the snapshot. mu also guards
+// which topology (the nodes' values of the keys Filter reads) is the
+// view's; a published topology is never changed, so Filter reads the one
+// its cycle state holds without a lock.
 type View struct {
 	newIndex func() *placed.Index
 
@@ -154,6 +157,13 @@ func (v *View) reset() {
 		t.cols = make([][]nodeValue, len(t.keys))
 	}
 	v.topo, v.slots, v.freeSlots = t, 0, nil
+	v.clearChanged()
+}
+
+// clearChanged empties the walk's list of changed nodes, letting go of them.
+func (v *View) clearChanged() {
+	clear(v.changed)
+	v.changed = v.changed[:0]
 }
 
 // syncedKey is the cycle state's mark of the view's sync in that cycle.
@@ -204,7 +214,6 @@ func (v *View) walk(list []fwk.NodeInfo) error {
 			}
 			if !n.current(ni) {
 				if err := v.apply(n, ni); err != nil {
-					v.changed = v.changed[:0]
 					v.reset()
 					return err
 				}
@@ -247,13 +256,11 @@ func (v *View) walk(list []fwk.NodeInfo) error {
 		delete(v.nodes, name)
 	}
 	if err := errors.Join(errs...); err != nil {
-		v.changed = v.changed[:0]
 		v.reset()
 		return err
 	}
 	v.republish(v.changed, gone)
-	clear(v.changed)
-	v.changed = v.changed[:0]
+	v.clearChanged()
 	return nil
 }
 

@@ -155,6 +155,12 @@ func (w *placedWorld) check(g *gen, what string) {
 	}
 	if err == nil {
 		w.sameCounts(what, "PreFilter", got, want, in)
+		tallied := placed.AffinityCounts{ExistingAntiAffinity: placed.Counts{}, Affinity: placed.Counts{}, AntiAffinity: placed.Counts{}}
+		if err := w.x.InterPodAffinityTo(placed.AffinityTallies{ExistingAntiAffinity: tallied.ExistingAntiAffinity,
+			Affinity: tallied.Affinity, AntiAffinity: tallied.AntiAffinity}, in); err != nil {
+			w.t.Fatalf("%s: InterPodAffinityTo: %v", what, err)
+		}
+		w.sameCounts(what, "PreFilter, tallied", tallied, want, in)
 		// The per-cycle overlay: one more pod on a node, one placed pod gone.
 		extra := g.placedPod()
 		extra.Spec.NodeName = pick(g, placedNodes)

@@ -18,38 +18,75 @@ type AffinityCounts struct {
 	AntiAffinity         Counts
 }
 
+// A Tally receives counts at topology pairs, so that a caller can keep
+// them in the form it reads them in; Counts is one.
+type Tally interface {
+	// Add adds n, never 0, at (key, value).
+	Add(key, value string, n int64)
+}
+
+// AffinityTallies receive the three counts of InterPodAffinity's
+// PreFilter, AffinityCounts's fields.
+type AffinityTallies struct {
+	ExistingAntiAffinity Tally
+	Affinity             Tally
+	AntiAffinity         Tally
+}
+
 // InterPodAffinity returns the counts of InterPodAffinity's PreFilter for
 // pod (package doc). The maps are the caller's. A pod whose required
 // affinity or anti-affinity terms do not compile is an error, as
 // kube-scheduler's PreFilter fails it.
 func (x *Index) InterPodAffinity(pod *v1.Pod) (AffinityCounts, error) {
+	res := AffinityCounts{ExistingAntiAffinity: Counts{}, Affinity: Counts{}, AntiAffinity: Counts{}}
+	err := affinityShapes(x, pod, func(c *Counts, s *shape) { c.merge(s.counts) }, &res.ExistingAntiAffinity, &res.Affinity, &res.AntiAffinity)
+	if err != nil {
+		return AffinityCounts{}, err
+	}
+	return res, nil
+}
+
+// InterPodAffinityTo adds the counts InterPodAffinity returns to t, pair
+// by pair, under the index's lock: no map is built for them. On an error
+// (InterPodAffinity's) nothing was added.
+func (x *Index) InterPodAffinityTo(t AffinityTallies, pod *v1.Pod) error {
+	return affinityShapes(x, pod, func(t *Tally, s *shape) {
+		for p, n := range s.counts {
+			(*t).Add(p.Key, p.Value, n)
+		}
+	}, &t.ExistingAntiAffinity, &t.Affinity, &t.AntiAffinity)
+}
+
+// affinityShapes calls add, under the lock, for each shape whose counts
+// make one of InterPodAffinity's counts for pod, with that count's sink:
+// existing, affinity or anti.
+func affinityShapes[T any](x *Index, pod *v1.Pod, add func(*T, *shape), existing, affinity, anti *T) error {
 	if pod == nil {
-		return AffinityCounts{}, errors.New("placed: nil pod")
+		return errors.New("placed: nil pod")
 	}
 	terms, err := compileIncoming(pod)
 	if err != nil {
-		return AffinityCounts{}, err
+		return err
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.clock++
-	res := AffinityCounts{ExistingAntiAffinity: Counts{}, Affinity: Counts{}, AntiAffinity: Counts{}}
 	x.matches = x.placedIx.Matching(x.matches[:0], pod)
 	for _, m := range x.matches {
 		if m.Tag.kind == placedAnti {
-			res.ExistingAntiAffinity.merge(m.Tag.counts)
+			add(existing, m.Tag)
 		}
 	}
 	clear(x.matches)
 	if len(terms.Affinity) > 0 {
-		res.Affinity.merge(x.incomingShape(pod, incomingAffinity, terms.Affinity, pod.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, nil, nil).counts)
+		add(affinity, x.incomingShape(pod, incomingAffinity, terms.Affinity, pod.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, nil, nil))
 	}
 	for i := range terms.AntiAffinity {
 		src := pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[i : i+1]
-		res.AntiAffinity.merge(x.incomingShape(pod, incomingTerm, terms.AntiAffinity[i:i+1], nil, src, nil).counts)
+		add(anti, x.incomingShape(pod, incomingTerm, terms.AntiAffinity[i:i+1], nil, src, nil))
 	}
 	x.evict()
-	return res, nil
+	return nil
 }
 
 // AffinityChange applies to c the change that pod, on node, makes to the
@@ -60,6 +97,12 @@ func (x *Index) InterPodAffinity(pod *v1.Pod) (AffinityCounts, error) {
 // to a cloned PreFilter state. c's maps must be non-nil (InterPodAffinity
 // returns such). A pod on a nil node changes nothing.
 func (x *Index) AffinityChange(c AffinityCounts, in, pod *v1.Pod, node *v1.Node, d int64) error {
+	return x.AffinityChangeTo(AffinityTallies{c.ExistingAntiAffinity, c.Affinity, c.AntiAffinity}, in, pod, node, d)
+}
+
+// AffinityChangeTo is AffinityChange adding to tallies; every one of t's
+// must be non-nil.
+func (x *Index) AffinityChangeTo(t AffinityTallies, in, pod *v1.Pod, node *v1.Node, d int64) error {
 	if in == nil || pod == nil {
 		return errors.New("placed: nil pod")
 	}
@@ -70,20 +113,25 @@ func (x *Index) AffinityChange(c AffinityCounts, in, pod *v1.Pod, node *v1.Node,
 	if node == nil {
 		return nil
 	}
+	at := func(t Tally, key string) {
+		if v, ok := node.Labels[key]; ok {
+			t.Add(key, v, d)
+		}
+	}
 	inNS := x.nsLabels(in.Namespace)
-	for _, t := range ownTerms(pod) {
-		if t.kind == placedAnti && t.term.Matches(in.Namespace, in.Labels, inNS) {
-			c.ExistingAntiAffinity.add(t.term.TopologyKey, node.Labels, d)
+	for _, o := range ownTerms(pod) {
+		if o.kind == placedAnti && o.term.Matches(in.Namespace, in.Labels, inNS) {
+			at(t.ExistingAntiAffinity, o.term.TopologyKey)
 		}
 	}
 	if len(incoming.Affinity) > 0 && x.incomingMatch(incoming.Affinity, pod) {
 		for i := range incoming.Affinity {
-			c.Affinity.add(incoming.Affinity[i].TopologyKey, node.Labels, d)
+			at(t.Affinity, incoming.Affinity[i].TopologyKey)
 		}
 	}
 	for i := range incoming.AntiAffinity {
-		if t := incoming.AntiAffinity[i : i+1]; x.incomingMatch(t, pod) {
-			c.AntiAffinity.add(t[0].TopologyKey, node.Labels, d)
+		if term := incoming.AntiAffinity[i : i+1]; x.incomingMatch(term, pod) {
+			at(t.AntiAffinity, term[0].TopologyKey)
 		}
 	}
 	return nil

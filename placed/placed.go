@@ -25,12 +25,15 @@ type Counts map[Pair]int64
 // add adds d at (key, the node's value of key) when the node, of labels
 // node, carries key.
 func (c Counts) add(key string, node map[string]string, d int64) {
-	v, ok := node[key]
-	if !ok {
-		return
+	if v, ok := node[key]; ok {
+		c.Add(key, v, d)
 	}
-	p := Pair{key, v}
-	if n := c[p] + d; n != 0 {
+}
+
+// Add adds n at (key, value), deleting the pair when its count becomes 0.
+func (c Counts) Add(key, value string, n int64) {
+	p := Pair{key, value}
+	if n := c[p] + n; n != 0 {
 		c[p] = n
 	} else {
 		delete(c, p)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -348,6 +349,13 @@ func (w *world) check(t *testing.T, what string) {
 	got, err := w.x.InterPodAffinity(in)
 	if err != nil {
 		t.Fatal(err)
+	}
+	tallied := AffinityCounts{ExistingAntiAffinity: Counts{}, Affinity: Counts{}, AntiAffinity: Counts{}}
+	if err := w.x.InterPodAffinityTo(AffinityTallies{tallied.ExistingAntiAffinity, tallied.Affinity, tallied.AntiAffinity}, in); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(got, tallied); diff != "" {
+		t.Fatalf("%s: InterPodAffinityTo differs from InterPodAffinity (-InterPodAffinity +InterPodAffinityTo):\n%s", what, diff)
 	}
 	args := ScoreArgs{HardPodAffinityWeight: int32(w.r.IntN(3)), IgnorePreferredTermsOfExistingPods: w.r.IntN(2) == 0}
 	gotScores, gotSkip, err := w.x.InterPodAffinityScores(in, args)

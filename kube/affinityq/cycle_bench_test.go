@@ -295,3 +295,110 @@ func BenchmarkCycleWithoutTerms(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCycleNSSelector runs one scheduling cycle of InterPodAffinity
+// in the shape of upstream's
+// SchedulingRequiredPodAntiAffinityWithNSSelector/5000Nodes_2000Pods
+// late in its run, in-tree against the affinityq wrapper: 6,000 nodes,
+// 100 namespaces labelled team=devops, and placed pods one to a node, each
+// labelled color=green with a required anti-affinity to color=green on
+// hostname over the namespaces team=devops selects; the incoming pod is
+// another of them. Both the placed pods' shape and the incoming pod's
+// count a pair on every occupied node, and Filter rejects every occupied
+// node.
+func BenchmarkCycleNSSelector(b *testing.B) {
+	metrics.Register()
+	const nodeCount, namespaces = 6000, 100
+	sizes := []int{4000, 5900}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
+	term := func() *v1.Affinity {
+		return &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+			TopologyKey:       v1.LabelHostname,
+			LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"color": "green"}},
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "devops"}},
+		}}}}
+	}
+	nodes := make([]*v1.Node, nodeCount)
+	for i := range nodes {
+		name := "node-" + strconv.Itoa(i)
+		nodes[i] = &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
+			v1.LabelHostname: name, v1.LabelTopologyZone: "zone-" + strconv.Itoa(i%3), v1.LabelTopologyRegion: "region-0",
+		}}}
+	}
+	var objs []runtime.Object
+	for i := range namespaces + 1 {
+		objs = append(objs, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns-" + strconv.Itoa(i), Labels: map[string]string{"team": "devops"}}})
+	}
+	for _, n := range sizes {
+		pods := make([]*v1.Pod, n)
+		for i := range pods {
+			pods[i] = &v1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: "p" + strconv.Itoa(i), Namespace: "ns-" + strconv.Itoa(i%namespaces),
+					UID: types.UID("uid-" + strconv.Itoa(i)), Labels: map[string]string{"color": "green"}},
+				Spec: v1.PodSpec{NodeName: "node-" + strconv.Itoa(i), Affinity: term()},
+			}
+		}
+		in := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "in", Namespace: "ns-" + strconv.Itoa(namespaces), UID: "in",
+			Labels: map[string]string{"color": "green"}}, Spec: v1.PodSpec{Affinity: term()}}
+		snapshot := internalcache.NewSnapshot(pods, nodes)
+		infos, err := snapshot.NodeInfos().List()
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		factory := informers.NewSharedInformerFactory(fake.NewClientset(objs...), 0)
+		h, err := frameworkruntime.NewFramework(ctx, nil, nil, frameworkruntime.WithSnapshotSharedLister(snapshot), frameworkruntime.WithInformerFactory(factory))
+		if err != nil {
+			b.Fatal(err)
+		}
+		args := &config.InterPodAffinityArgs{HardPodAffinityWeight: 1}
+		intree, err := interpodaffinity.New(ctx, args, h, fts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ours, err := affinityq.New(affinityq.WithFeatures(fts)).NewInterPodAffinity(ctx, args, h)
+		if err != nil {
+			b.Fatal(err)
+		}
+		factory.Start(ctx.Done())
+		factory.WaitForCacheSync(ctx.Done())
+		built := map[string]cyclePlugins{"intree": intree.(cyclePlugins), "affinityq": ours.(cyclePlugins)}
+		cycle(b, built["affinityq"], in, infos) // sync the index, build the shapes
+		for impl, pl := range built {
+			if got := feasibleNodes(b, pl, in, infos); got != nodeCount-n {
+				b.Fatalf("%s: %d feasible nodes, want %d", impl, got, nodeCount-n)
+			}
+		}
+		for _, impl := range []string{"intree", "affinityq"} {
+			b.Run(fmt.Sprintf("nodes=%d/placed=%d/impl=%s", nodeCount, n, impl), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					cycle(b, built[impl], in, infos)
+				}
+			})
+		}
+		cancel()
+		factory.Shutdown()
+	}
+}
+
+// feasibleNodes runs PreFilter and Filter of pl for pod and counts the
+// nodes that pass.
+func feasibleNodes(b *testing.B, pl cyclePlugins, pod *v1.Pod, nodes []fwk.NodeInfo) int {
+	b.Helper()
+	ctx := context.Background()
+	state := framework.NewCycleState()
+	if _, st := pl.PreFilter(ctx, state, pod, nodes); !st.IsSuccess() {
+		b.Fatalf("PreFilter: %v", st)
+	}
+	n := 0
+	for _, ni := range nodes {
+		if pl.Filter(ctx, state, pod, ni).IsSuccess() {
+			n++
+		}
+	}
+	return n
+}

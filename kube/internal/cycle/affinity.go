@@ -2,7 +2,6 @@ package cycle
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
@@ -55,37 +54,29 @@ const (
 // required terms with their namespace selectors resolved, as the in-tree
 // plugin holds them.
 type affinityState struct {
-	counts placed.AffinityCounts
-	// existing holds the topology key of every pair of
-	// counts.ExistingAntiAffinity (and may hold keys that no longer have
-	// one), with its column: Filter reads a node's value of each, where the
-	// in-tree plugin looks up every label of the node, a dozen on a cloud
-	// provider's.
-	existing []keyCol
-	// topo is the view's topology as of PreFilter; affinityCols and
-	// antiCols are the columns of the required affinity and anti-affinity
-	// terms' keys, in the terms' order (-1 where it has none).
+	// existing, affinity and anti are the in-tree plugin's three counts:
+	// of the placed pods' anti-affinity terms that the incoming pod
+	// matches, of its affinity terms and of its anti-affinity terms.
+	existing, affinity, anti *tally
+	// existingKeys holds the topology key of every pair of existing (and
+	// may hold keys that no longer have one), with its column: Filter
+	// reads a node's count at each, where the in-tree plugin looks up
+	// every label of the node, a dozen on a cloud provider's.
+	existingKeys []keyCol
+	// topo is the view's topology as of PreFilter, which the tallies are
+	// read against; affinityCols and antiCols are the columns of the
+	// required affinity and anti-affinity terms' keys, in the terms' order
+	// (-1 where it has none).
 	topo                   *topology
 	affinityCols, antiCols []int
 	podInfo                fwk.PodInfo
-	x                      *placed.Index // AffinityChange's namespace labels
+	x                      *placed.Index // AffinityChangeTo's namespace labels
 }
 
 // keyCol is a topology key and its column in a topology (-1 for none).
 type keyCol struct {
 	key string
 	col int
-}
-
-// pairKeys returns the distinct keys of c's pairs.
-func pairKeys(c placed.Counts) []string {
-	var keys []string
-	for p := range c {
-		if !slices.Contains(keys, p.Key) {
-			keys = append(keys, p.Key)
-		}
-	}
-	return keys
 }
 
 // termCols returns the column in t of each term's key.
@@ -97,16 +88,17 @@ func termCols(t *topology, terms []fwk.AffinityTerm) []int {
 	return cols
 }
 
+// tallies returns the state's counts as the index's overlay takes them.
+func (s *affinityState) tallies() placed.AffinityTallies {
+	return placed.AffinityTallies{ExistingAntiAffinity: s.existing, Affinity: s.affinity, AntiAffinity: s.anti}
+}
+
 // Clone copies the counts, which AddPod and RemovePod change, and clips
-// existing, which AddPod appends to.
+// existingKeys, which AddPod appends to.
 func (s *affinityState) Clone() fwk.StateData {
 	c := *s
-	c.existing = slices.Clip(s.existing)
-	c.counts = placed.AffinityCounts{
-		ExistingAntiAffinity: maps.Clone(s.counts.ExistingAntiAffinity),
-		Affinity:             maps.Clone(s.counts.Affinity),
-		AntiAffinity:         maps.Clone(s.counts.AntiAffinity),
-	}
+	c.existingKeys = slices.Clip(s.existingKeys)
+	c.existing, c.affinity, c.anti = s.existing.clone(), s.affinity.clone(), s.anti.clone()
 	return &c
 }
 
@@ -140,22 +132,27 @@ func (c *InterPodAffinity) PreFilter(state fwk.CycleState, pod *v1.Pod) (*fwk.Pr
 			return nil, fwk.NewStatus(fwk.Skip), nil
 		}
 	}
-	var counts placed.AffinityCounts
-	var existingKeys []string
-	var topo *topology
+	s := &affinityState{podInfo: pi}
 	var parseErr error
 	x, err := askSnapshot(state, c.view, c.lister, func(x *placed.Index) {
-		if counts, parseErr = x.InterPodAffinity(pod); parseErr != nil {
-			return
-		}
-		existingKeys = pairKeys(counts.ExistingAntiAffinity)
-		keys := slices.Clone(existingKeys)
+		// The columns of the incoming pod's keys, then those of the
+		// placed pods' terms it meets, added as the counts arrive.
+		var keys []string
 		for _, terms := range [][]fwk.AffinityTerm{pi.GetRequiredAffinityTerms(), pi.GetRequiredAntiAffinityTerms()} {
 			for i := range terms {
 				keys = append(keys, terms[i].TopologyKey)
 			}
 		}
-		topo = c.view.topologyFor(keys...)
+		topo := c.view.topologyFor(keys...)
+		grow := func(key string) *topology { return c.view.topologyFor(key) }
+		s.existing, s.affinity, s.anti = newTally(topo, grow), newTally(topo, grow), newTally(topo, grow)
+		if parseErr = x.InterPodAffinityTo(s.tallies(), pod); parseErr != nil {
+			return
+		}
+		s.topo = c.view.topologyFor()
+		for _, t := range []*tally{s.existing, s.affinity, s.anti} {
+			t.filled(s.topo)
+		}
 	})
 	if err != nil {
 		return nil, nil, err
@@ -163,17 +160,16 @@ func (c *InterPodAffinity) PreFilter(state fwk.CycleState, pod *v1.Pod) (*fwk.Pr
 	if parseErr != nil {
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("parsing pod: %+v", parseErr)), nil
 	}
-	if len(counts.ExistingAntiAffinity) == 0 && len(pi.GetRequiredAffinityTerms()) == 0 && len(pi.GetRequiredAntiAffinityTerms()) == 0 {
+	if s.existing.empty() && len(pi.GetRequiredAffinityTerms()) == 0 && len(pi.GetRequiredAntiAffinityTerms()) == 0 {
 		return nil, fwk.NewStatus(fwk.Skip), nil
 	}
-	existing := make([]keyCol, len(existingKeys))
-	for i, k := range existingKeys {
-		existing[i] = keyCol{k, topo.col(k)}
+	s.x = x
+	s.existingKeys = make([]keyCol, len(s.existing.keys))
+	for i, k := range s.existing.keys {
+		s.existingKeys[i] = keyCol{k, s.topo.col(k)}
 	}
-	state.Write(affinityPreFilterKey, &affinityState{
-		counts: counts, existing: existing, topo: topo, podInfo: pi, x: x,
-		affinityCols: termCols(topo, pi.GetRequiredAffinityTerms()), antiCols: termCols(topo, pi.GetRequiredAntiAffinityTerms()),
-	})
+	s.affinityCols, s.antiCols = termCols(s.topo, pi.GetRequiredAffinityTerms()), termCols(s.topo, pi.GetRequiredAntiAffinityTerms())
+	state.Write(affinityPreFilterKey, s)
 	return nil, nil, nil
 }
 
@@ -232,15 +228,15 @@ func (c *InterPodAffinity) Update(state fwk.CycleState, pod *v1.Pod, p fwk.PodIn
 	if err != nil {
 		return fwk.AsStatus(err)
 	}
-	if err := s.x.AffinityChange(s.counts, pod, p.GetPod(), ni.Node(), int64(d)); err != nil {
+	if err := s.x.AffinityChangeTo(s.tallies(), pod, p.GetPod(), ni.Node(), int64(d)); err != nil {
 		return fwk.AsStatus(err)
 	}
 	if d > 0 {
 		// The pod's required anti-affinity terms are the only ones that
-		// add pairs to counts.ExistingAntiAffinity.
+		// add pairs to existing.
 		for _, t := range p.GetRequiredAntiAffinityTerms() {
-			if !slices.ContainsFunc(s.existing, func(k keyCol) bool { return k.key == t.TopologyKey }) {
-				s.existing = append(s.existing, keyCol{t.TopologyKey, s.topo.col(t.TopologyKey)})
+			if !slices.ContainsFunc(s.existingKeys, func(k keyCol) bool { return k.key == t.TopologyKey }) {
+				s.existingKeys = append(s.existingKeys, keyCol{t.TopologyKey, s.topo.col(t.TopologyKey)})
 			}
 		}
 	}
@@ -250,8 +246,8 @@ func (c *InterPodAffinity) Update(state fwk.CycleState, pod *v1.Pod, p fwk.PodIn
 // Filter decides Filter for one node from the counts: the incoming pod's
 // affinity (a pair of every term's key with a matching pod, or none
 // anywhere and the pod matching its own terms), its anti-affinity, and the
-// placed pods' anti-affinity. It reads the node's values from the view's
-// topology (the node's labels for a NodeInfo or key it lacks).
+// placed pods' anti-affinity. It reads the node's counts through the
+// view's topology (the node's labels for a node or key it lacks).
 func (c *InterPodAffinity) Filter(d fwk.StateData, pod *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
 	if c.resizeDeferred && resource.IsPodResizeDeferred(pod) {
 		return nil
@@ -261,35 +257,36 @@ func (c *InterPodAffinity) Filter(d fwk.StateData, pod *v1.Pod, ni fwk.NodeInfo)
 		return fwk.AsStatus(fmt.Errorf("%q holds a %T", affinityPreFilterKey, d))
 	}
 	affinity, anti := s.podInfo.GetRequiredAffinityTerms(), s.podInfo.GetRequiredAntiAffinityTerms()
-	if len(affinity) == 0 && (len(anti) == 0 || len(s.counts.AntiAffinity) == 0) && len(s.counts.ExistingAntiAffinity) == 0 {
+	if len(affinity) == 0 && (len(anti) == 0 || s.anti.empty()) && s.existing.empty() {
 		return nil
 	}
-	node, slot := ni.Node(), s.topo.slotOf(ni)
+	node := ni.Node()
+	slot := s.topo.slotOf(node)
 	if len(affinity) > 0 {
 		found := true
 		for i, t := range affinity {
-			v, ok := s.topo.value(slot, node, s.affinityCols[i], t.TopologyKey)
+			n, ok := s.affinity.at(slot, node, s.affinityCols[i], t.TopologyKey)
 			if !ok {
 				return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, interpodaffinity.ErrReasonAffinityRulesNotMatch)
 			}
-			if s.counts.Affinity[placed.Pair{Key: t.TopologyKey, Value: v}] <= 0 {
+			if n <= 0 {
 				found = false
 			}
 		}
-		if !found && (len(s.counts.Affinity) > 0 || !matchesAllTerms(affinity, pod)) {
+		if !found && (!s.affinity.empty() || !matchesAllTerms(affinity, pod)) {
 			return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, interpodaffinity.ErrReasonAffinityRulesNotMatch)
 		}
 	}
-	if len(s.counts.AntiAffinity) > 0 {
+	if !s.anti.empty() {
 		for i, t := range anti {
-			if v, ok := s.topo.value(slot, node, s.antiCols[i], t.TopologyKey); ok && s.counts.AntiAffinity[placed.Pair{Key: t.TopologyKey, Value: v}] > 0 {
+			if n, ok := s.anti.at(slot, node, s.antiCols[i], t.TopologyKey); ok && n > 0 {
 				return fwk.NewStatus(fwk.Unschedulable, interpodaffinity.ErrReasonAntiAffinityRulesNotMatch)
 			}
 		}
 	}
-	if len(s.counts.ExistingAntiAffinity) > 0 {
-		for _, k := range s.existing {
-			if v, ok := s.topo.value(slot, node, k.col, k.key); ok && s.counts.ExistingAntiAffinity[placed.Pair{Key: k.key, Value: v}] > 0 {
+	if !s.existing.empty() {
+		for _, k := range s.existingKeys {
+			if n, ok := s.existing.at(slot, node, k.col, k.key); ok && n > 0 {
 				return fwk.NewStatus(fwk.Unschedulable, interpodaffinity.ErrReasonExistingAntiAffinityRulesNotMatch)
 			}
 		}

@@ -18,12 +18,13 @@ import (
 // View keeps a placed.Index equal to the scheduler's snapshot of
 // nodes and the pods on them, assumed pods included, which no informer
 // reports before they are bound. Each cycle's PreFilter (and PreScore)
-// syncs it with the snapshot's node list: a NodeInfo whose pointer,
-// generation and pod list length and last pod are those of the last sync
-// is unchanged (the snapshot keeps one NodeInfo per node and bumps its
-// generation on every change but a pod group's assumed members, see
-// viewNode.current); any other has its node and pods diffed into the
-// index. A node the list no longer holds is removed with its pods.
+// syncs it with the snapshot's node list: a NodeInfo whose position,
+// pointer and generation are those of the last sync is unchanged (the
+// snapshot keeps one NodeInfo per node and bumps its generation on every
+// change but a pod group's assumed members, around whose cycles the pod
+// lists are compared too, see walk and viewNode.current); any other has
+// its node and pods diffed into the index. A node the list no longer
+// holds is removed with its pods.
 //
 // Within one scheduling cycle the snapshot does not change (kube-scheduler
 // updates it before PreFilter), so the first sync of a cycle marks the
@@ -35,8 +36,9 @@ import (
 //
 // mu serialises syncs and the questions asked after them (ask): it is
 // taken before the index's own lock, held only within the view's methods,
-// and the only code they call under it is the index's and ask's question. A sync that fails (the index refused a pod) resets the view, so
-// that the next sync rebuilds the index from the snapshot. mu also guards
+// and the only code they call under it is the index's and ask's
+// question. A sync that fails (the index refused a pod) resets the view,
+// so that the next sync rebuilds the index from the snapshot. mu also guards
 // which topology (the nodes' values of the keys Filter reads) is the
 // view's; a published topology is never changed, so Filter reads the one
 // its cycle state holds without a lock.
@@ -47,8 +49,10 @@ type View struct {
 	x         *placed.Index
 	nodes     map[string]*viewNode
 	podAt     map[types.UID]*viewNode // the node each pod of the index is on
-	order     []*viewNode             // the node list of the last sync, in order
-	epoch     uint64                  // syncs; a node seen by the last has seen == epoch
+	order     []listedNode            // the node list of the last sync, in order
+	epoch     uint64                  // syncs; a node listed by the last has seen[slot] == epoch
+	seen      []uint64                // by slot: the epoch of the last sync that listed the node
+	strict    bool                    // the last sync was a pod group cycle's: the next compares pod lists
 	reads     uint64                  // NodeInfos diffed into the index
 	walks     uint64                  // node lists walked: syncs not answered by a cycle's mark
 	nsChanges uint64                  // namespace events heard
@@ -57,7 +61,19 @@ type View struct {
 	topo      *topology   // the nodes' values of the keys Filter reads, as of the last sync
 	slots     int32       // topology slots handed out
 	freeSlots []int32     // slots of removed nodes, handed out again first
-	changed   []*viewNode // the walk's nodes whose slot no longer holds their NodeInfo or values
+	changed   []*viewNode // the walk's nodes whose slot no longer holds their node object or values
+}
+
+// listedNode is an entry of the node list as of the last sync: the
+// NodeInfo, its generation then, and its node's record and slot (nil and
+// 0 for a NodeInfo without a node). A sync reads these in list order, so
+// that an unchanged node costs one read of its NodeInfo's generation and
+// none of the record.
+type listedNode struct {
+	info fwk.NodeInfo
+	gen  int64
+	node *viewNode
+	slot int32
 }
 
 type viewNode struct {
@@ -67,11 +83,9 @@ type viewNode struct {
 	node  *v1.Node
 	pods  map[types.UID]*v1.Pod
 	infos []fwk.PodInfo // the NodeInfo's pods as of the last diff, in its order
-	seen  uint64
 	// slot is the node's slot in the view's topology, which holds
-	// topoInfo and topoNode's values (slotted).
+	// topoNode's values (slotted).
 	slot     int32
-	topoInfo fwk.NodeInfo
 	topoNode *v1.Node
 }
 
@@ -150,11 +164,16 @@ func (v *View) reset() {
 	v.x = v.newIndex()
 	v.nodes = map[string]*viewNode{}
 	v.podAt = map[types.UID]*viewNode{}
-	v.order = v.order[:0]
-	t := &topology{slot: map[fwk.NodeInfo]int32{}}
+	clear(v.order)
+	v.order, v.seen = v.order[:0], v.seen[:0]
+	t := &topology{slot: map[*v1.Node]int32{}}
 	if v.topo != nil { // the keys asked for before are asked for again
 		t.keys = v.topo.keys
 		t.cols = make([][]nodeValue, len(t.keys))
+		t.ids = make([]map[string]int32, len(t.keys))
+		for i := range t.ids {
+			t.ids[i] = map[string]int32{}
+		}
 	}
 	v.topo, v.slots, v.freeSlots = t, 0, nil
 	v.clearChanged()
@@ -186,29 +205,39 @@ func (m *syncMark) current(v *View, list []fwk.NodeInfo) bool {
 	return m.view == v && m.epoch == v.epoch && len(m.list) == len(list) && (len(list) == 0 || &m.list[0] == &list[0])
 }
 
-// sync brings the index to the snapshot's node list.
+// sync brings the index to the snapshot's node list, outside a pod group
+// cycle.
 func (v *View) sync(list []fwk.NodeInfo) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return v.walk(list)
+	return v.walk(list, false)
 }
 
-// walk is sync with v.mu held.
-func (v *View) walk(list []fwk.NodeInfo) error {
+// walk is sync with v.mu held; group says whether the cycle is a pod
+// group's.
+//
+// A NodeInfo at the position, pointer and generation of the last sync is
+// unchanged, except around a pod group cycle, whose members the snapshot
+// assumes and forgets without changing generations: a walk within one,
+// and the walk after one, compare the pod lists as well (viewNode.current).
+func (v *View) walk(list []fwk.NodeInfo, group bool) error {
 	v.epoch++
 	v.walks++
+	strict := v.strict || group
+	v.strict = group
 	same := len(list) == len(v.order)
 	for i, ni := range list {
 		if i < len(v.order) {
-			if n := v.order[i]; n != nil && n.current(ni) {
-				n.seen = v.epoch
+			if o := v.order[i]; o.node != nil && o.info == ni && o.gen == ni.GetGeneration() && (!strict || o.node.current(ni)) {
+				v.seen[o.slot] = v.epoch
 				continue
 			}
 		}
 		same = false
-		var n *viewNode
+		rec := listedNode{info: ni, gen: ni.GetGeneration()}
 		if node := ni.Node(); node != nil { // the snapshot lists nodes with their objects
-			if n = v.nodes[node.Name]; n == nil {
+			n := v.nodes[node.Name]
+			if n == nil {
 				n = &viewNode{name: node.Name, pods: map[types.UID]*v1.Pod{}, slot: v.newSlot()}
 				v.nodes[node.Name] = n
 			}
@@ -221,12 +250,13 @@ func (v *View) walk(list []fwk.NodeInfo) error {
 			if !n.slotted() {
 				v.changed = append(v.changed, n)
 			}
-			n.seen = v.epoch
+			v.seen[n.slot] = v.epoch
+			rec.node, rec.slot = n, n.slot
 		}
 		if i < len(v.order) {
-			v.order[i] = n
+			v.order[i] = rec
 		} else {
-			v.order = append(v.order, n)
+			v.order = append(v.order, rec)
 		}
 	}
 	v.order = v.order[:len(list)]
@@ -240,7 +270,7 @@ func (v *View) walk(list []fwk.NodeInfo) error {
 	var errs []error
 	var gone []*viewNode
 	for name, n := range v.nodes {
-		if n.seen == v.epoch {
+		if v.seen[n.slot] == v.epoch {
 			continue
 		}
 		gone = append(gone, n)
@@ -276,8 +306,9 @@ func (v *View) ask(state fwk.CycleState, list []fwk.NodeInfo, question func(*pla
 	// A pod group's cycle changes the snapshot between its members' cycles,
 	// whose states may be clones of one: it always walks.
 	m, err := readState[*syncMark](state, syncedKey)
-	if err != nil || !m.current(v, list) || state.IsPodGroupSchedulingCycle() {
-		if err := v.walk(list); err != nil {
+	group := state.IsPodGroupSchedulingCycle()
+	if err != nil || !m.current(v, list) || group {
+		if err := v.walk(list, group); err != nil {
 			return nil, err
 		}
 		state.Write(syncedKey, &syncMark{view: v, epoch: v.epoch, list: list})

@@ -53,7 +53,8 @@ func TestSnapshotView(t *testing.T) {
 				case op < 2: // a node added or relabelled
 					name := fmt.Sprintf("node-%d", r.IntN(6))
 					n := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
-						"zone": fmt.Sprintf("z%d", r.IntN(3)), "kubernetes.io/hostname": name}}}
+						"zone": fmt.Sprintf("z%d", r.IntN(3)), "kubernetes.io/hostname": name,
+						"build": fmt.Sprintf("b%d", r.IntN(1<<20))}}}
 					if r.IntN(4) == 0 {
 						delete(n.Labels, "zone")
 					}
@@ -157,8 +158,10 @@ func TestSnapshotView(t *testing.T) {
 }
 
 // topologyKeys are the keys TestSnapshotView asks the view's topology for:
-// two its nodes have (zone not always) and one they never do.
-var topologyKeys = []string{"zone", "kubernetes.io/hostname", "rack"}
+// three its nodes have (zone not always; build with a value seldom seen
+// twice, so that the column's ids outgrow its nodes and are numbered
+// afresh) and one they never do.
+var topologyKeys = []string{"zone", "kubernetes.io/hostname", "build", "rack"}
 
 // checkTopology checks that topo gives every NodeInfo of list a slot of
 // its own holding its node's value of each of keys, and no other NodeInfo
@@ -171,7 +174,7 @@ func checkTopology(t *testing.T, at string, topo *topology, keys []string, list 
 		if node == nil {
 			continue
 		}
-		slot := topo.slotOf(ni)
+		slot := topo.slotOf(node)
 		if slot < 0 {
 			t.Fatalf("%s: node %s has no slot", at, node.Name)
 		}
@@ -188,6 +191,18 @@ func checkTopology(t *testing.T, at string, topo *topology, keys []string, list 
 			if got, ok := topo.value(slot, node, col, key); got != want || ok != wantOK {
 				t.Fatalf("%s: node %s's %q reads %q %v, its label %q %v", at, node.Name, key, got, ok, want, wantOK)
 			}
+			if id, ok := topo.valueID(col, want); wantOK && (!ok || id != topo.cols[col][slot].id) {
+				t.Fatalf("%s: node %s's %q=%q has id %d, its column numbers it %d (%v)", at, node.Name, key, want, topo.cols[col][slot].id, id, ok)
+			}
+		}
+	}
+	for col, ids := range topo.ids {
+		seen := map[int32]string{}
+		for v, id := range ids {
+			if other, dup := seen[id]; dup {
+				t.Fatalf("%s: %q values %q and %q share id %d", at, topo.keys[col], other, v, id)
+			}
+			seen[id] = v
 		}
 	}
 	if len(topo.slot) != len(slots) {
@@ -200,6 +215,9 @@ func cloneTopology(t *topology) *topology {
 	c := &topology{slot: maps.Clone(t.slot), keys: slices.Clone(t.keys)}
 	for _, col := range t.cols {
 		c.cols = append(c.cols, slices.Clone(col))
+	}
+	for _, ids := range t.ids {
+		c.ids = append(c.ids, maps.Clone(ids))
 	}
 	return c
 }

@@ -170,9 +170,9 @@ func (v *View) reset() {
 	if v.topo != nil { // the keys asked for before are asked for again
 		t.keys = v.topo.keys
 		t.cols = make([][]nodeValue, len(t.keys))
-		t.ids = make([]map[string]int32, len(t.keys))
+		t.ids = make([]*valueIDs, len(t.keys))
 		for i := range t.ids {
-			t.ids[i] = map[string]int32{}
+			t.ids[i] = newValueIDs()
 		}
 	}
 	v.topo, v.slots, v.freeSlots = t, 0, nil

@@ -8,7 +8,9 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
+	"unsafe"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -188,21 +190,30 @@ func checkTopology(t *testing.T, at string, topo *topology, keys []string, list 
 				t.Fatalf("%s: no column for %q", at, key)
 			}
 			want, wantOK := node.Labels[key]
-			if got, ok := topo.value(slot, node, col, key); got != want || ok != wantOK {
-				t.Fatalf("%s: node %s's %q reads %q %v, its label %q %v", at, node.Name, key, got, ok, want, wantOK)
+			nv := topo.cols[col][slot]
+			if nv.ok != wantOK {
+				t.Fatalf("%s: node %s has %q: %v, its labels say %v", at, node.Name, key, nv.ok, wantOK)
 			}
-			if id, ok := topo.valueID(col, want); wantOK && (!ok || id != topo.cols[col][slot].id) {
-				t.Fatalf("%s: node %s's %q=%q has id %d, its column numbers it %d (%v)", at, node.Name, key, want, topo.cols[col][slot].id, id, ok)
+			// By the label's own memory and by a copy of it.
+			for _, v := range []string{want, strings.Clone(want)} {
+				if id, ok := topo.valueID(col, v); wantOK && (!ok || id != nv.id) {
+					t.Fatalf("%s: node %s's %q=%q has id %d, its column numbers it %d (%v)", at, node.Name, key, want, nv.id, id, ok)
+				}
 			}
 		}
 	}
 	for col, ids := range topo.ids {
 		seen := map[int32]string{}
-		for v, id := range ids {
+		for v, id := range ids.byValue {
 			if other, dup := seen[id]; dup {
 				t.Fatalf("%s: %q values %q and %q share id %d", at, topo.keys[col], other, v, id)
 			}
 			seen[id] = v
+		}
+		for d, id := range ids.byData {
+			if v := unsafe.String(d.p, d.n); ids.byValue[v] != id {
+				t.Fatalf("%s: %q value %q has id %d by its memory, %d by its value", at, topo.keys[col], v, id, ids.byValue[v])
+			}
 		}
 	}
 	if len(topo.slot) != len(slots) {
@@ -217,7 +228,7 @@ func cloneTopology(t *topology) *topology {
 		c.cols = append(c.cols, slices.Clone(col))
 	}
 	for _, ids := range t.ids {
-		c.ids = append(c.ids, maps.Clone(ids))
+		c.ids = append(c.ids, ids.clone())
 	}
 	return c
 }

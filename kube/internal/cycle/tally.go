@@ -59,8 +59,8 @@ func (c *column) get(id int32) int64 {
 	return c.sparse[id]
 }
 
-// add adds n at id, whose column numbers values ids values, and returns
-// the count before and after.
+// add adds n at id in a column of values values, and returns the count
+// before and after.
 func (c *column) add(id int32, n int64, values int) (was, is int64) {
 	if c.dense == nil && len(c.sparse) >= max(values/denseShare, 1) {
 		c.dense = make([]int64, values)
@@ -127,7 +127,7 @@ func (t *tally) Add(key, value string, n int64) {
 	if col >= len(t.cols) {
 		t.cols = append(t.cols, make([]column, col+1-len(t.cols))...)
 	}
-	t.count(t.cols[col].add(id, n, len(t.topo.ids[col])))
+	t.count(t.cols[col].add(id, n, t.topo.ids[col].len()))
 }
 
 // count keeps nonzero as a pair's count goes from was to is.

@@ -36,7 +36,7 @@ func TestTally(t *testing.T) {
 	// host's 30 values, then move to its slice.
 	base := &topology{slot: map[*v1.Node]int32{}}
 	for _, key := range keys[:2] {
-		col, ids := make([]nodeValue, synced), map[string]int32{}
+		col, ids := make([]nodeValue, synced), newValueIDs()
 		for i, n := range nodes[:synced] {
 			col[i] = valueOf(n, key, ids)
 		}
@@ -45,7 +45,7 @@ func TestTally(t *testing.T) {
 	for i, n := range nodes[:synced] {
 		base.slot[n] = int32(i)
 	}
-	rackCol, rackIDs := make([]nodeValue, synced), map[string]int32{}
+	rackCol, rackIDs := make([]nodeValue, synced), newValueIDs()
 	for i, n := range nodes[:synced] {
 		rackCol[i] = valueOf(n, "rack", rackIDs)
 	}

@@ -3,22 +3,23 @@ package cycle
 import (
 	"maps"
 	"slices"
-	"strings"
+	"unsafe"
 
 	v1 "k8s.io/api/core/v1"
 )
 
-// topology is the view's copy of its nodes' values of the topology keys
+// topology is the view's table of its nodes' values of the topology keys
 // Filter reads, keyed by the snapshot's node objects: Filter finds a
-// node's value in one table of the view's own, a few hundred kilobytes
-// that the cycle's Filter calls keep in the cache, instead of in the
-// node's label map, which is cold by the time the last Filter plugin
+// node's value, as an id, in one table of the view's own, a few tens of
+// kilobytes that the cycle's Filter calls keep in the cache, instead of in
+// the node's label map, which is cold by the time the last Filter plugin
 // reads it. A topology is never changed once published (the view replaces
 // it), so a cycle state holds the one of its PreFilter and Filter reads it
 // without a lock, in parallel.
 //
 // slot maps the node object of each NodeInfo of the view's last sync to
-// its node's slot; cols[i][slot] is that node's value of keys[i]. A node's
+// its node's slot; cols[i][slot] is the id of that node's value of
+// keys[i]. A node's
 // values are those of its object, so a NodeInfo the snapshot does not list
 // (a copy made for nominated pods or for preemption's dry run) finds its
 // node's slot by the object it shares; a node object the view has not
@@ -26,21 +27,20 @@ import (
 //
 // ids[i] numbers the values of keys[i] that the view's nodes carry (and
 // may hold values no node carries any longer, up to a bound), so that a
-// count per topology pair of keys[i] is a slice indexed by the value's id
-// (tally) and a node's count is found without hashing its value.
+// count per topology pair of keys[i] is indexed by the value's id (tally)
+// and a node's count is found without hashing its value.
 type topology struct {
 	slot map[*v1.Node]int32
 	keys []string
 	cols [][]nodeValue
-	ids  []map[string]int32
+	ids  []*valueIDs
 }
 
-// nodeValue is a node's value of a key, ok when the node has the key, and
-// the value's id in its column.
+// nodeValue is whether a node has a key, and the id of its value in the
+// key's column.
 type nodeValue struct {
-	value string
-	id    int32
-	ok    bool
+	id int32
+	ok bool
 }
 
 // maxTopologyKeys bounds the keys a topology holds; Filter reads a key
@@ -61,42 +61,83 @@ func (t *topology) slotOf(node *v1.Node) int32 {
 	return -1
 }
 
-// value returns the value of key, whose column is col, on node, whose
-// slot is slot (slotOf): from t when both are set, else from node's
-// labels.
-func (t *topology) value(slot int32, node *v1.Node, col int, key string) (string, bool) {
-	if slot >= 0 && col >= 0 {
-		nv := t.cols[col][slot]
-		return nv.value, nv.ok
-	}
-	v, ok := node.Labels[key]
-	return v, ok
-}
-
 // valueID returns the id of value in column col, and whether it has one.
 func (t *topology) valueID(col int, value string) (int32, bool) {
 	if col < 0 {
 		return 0, false
 	}
-	id, ok := t.ids[col][value]
-	return id, ok
+	return t.ids[col].id(value)
 }
 
-// valueOf reads node's value of key into the view's own memory, next to
-// the other values the same rebuild copies, numbering it in ids (which the
+// valueOf returns node's value of key, numbering it in ids (which the
 // caller owns) if it is new there.
-func valueOf(node *v1.Node, key string, ids map[string]int32) nodeValue {
+func valueOf(node *v1.Node, key string, ids *valueIDs) nodeValue {
 	v, ok := node.Labels[key]
 	if !ok {
 		return nodeValue{}
 	}
-	id, known := ids[v]
-	if !known {
-		v = strings.Clone(v)
-		id = int32(len(ids))
-		ids[v] = id
+	return nodeValue{id: ids.number(v), ok: true}
+}
+
+// valueIDs numbers the values of one topology column. byValue holds every
+// value; byData holds the values by the memory of the node objects' labels
+// they were read from (the string's data pointer and length), which is
+// where the pairs of the placed index's counts point too, as it reads the
+// same node objects: a count's value is found by two words, without
+// hashing its bytes, which are cold in the cache when a cycle tallies
+// thousands of pairs. A string is never changed, so the same data and
+// length are the same value.
+type valueIDs struct {
+	byValue map[string]int32
+	byData  map[stringData]int32
+}
+
+type stringData struct {
+	p *byte
+	n int
+}
+
+func dataOf(v string) stringData { return stringData{unsafe.StringData(v), len(v)} }
+
+func newValueIDs() *valueIDs {
+	return &valueIDs{byValue: map[string]int32{}, byData: map[stringData]int32{}}
+}
+
+func (m *valueIDs) clone() *valueIDs {
+	return &valueIDs{byValue: maps.Clone(m.byValue), byData: maps.Clone(m.byData)}
+}
+
+// len returns how many values m numbers.
+func (m *valueIDs) len() int { return len(m.byValue) }
+
+// id returns the id of v, and whether it has one.
+func (m *valueIDs) id(v string) (int32, bool) {
+	if len(v) > 0 {
+		if id, ok := m.byData[dataOf(v)]; ok {
+			return id, true
+		}
 	}
-	return nodeValue{value: v, id: id, ok: true}
+	id, ok := m.byValue[v]
+	return id, ok
+}
+
+// number returns the id of v, numbering v if new.
+func (m *valueIDs) number(v string) int32 {
+	id, ok := m.byValue[v]
+	if !ok {
+		id = int32(len(m.byValue))
+		m.byValue[v] = id
+	}
+	if len(v) > 0 {
+		m.byData[dataOf(v)] = id
+	}
+	return id
+}
+
+// stale reports whether m holds so many values or memories more than a
+// column of slots nodes can carry that it is to be numbered afresh.
+func (m *valueIDs) stale(slots int) bool {
+	return max(len(m.byValue), len(m.byData)) > 2*slots+64
 }
 
 // slotted reports whether n's slot in the published topology holds what
@@ -121,14 +162,14 @@ func (v *View) newSlot() int32 {
 // hold their node objects and values and the slots of gone, nodes the view
 // removed, hold none. The rest is copied: a sync that changes no node
 // object (a pod placed or removed) republishes nothing. A column whose ids
-// number more than twice the slots, values of nodes long gone among them,
-// is numbered afresh from its nodes.
+// have grown stale, values and memories of nodes long gone among them, is
+// numbered afresh from its nodes.
 func (v *View) republish(changed, gone []*viewNode) {
 	if len(changed) == 0 && len(gone) == 0 {
 		return
 	}
 	old := v.topo
-	t := &topology{slot: maps.Clone(old.slot), keys: old.keys, cols: make([][]nodeValue, len(old.cols)), ids: make([]map[string]int32, len(old.ids))}
+	t := &topology{slot: maps.Clone(old.slot), keys: old.keys, cols: make([][]nodeValue, len(old.cols)), ids: make([]*valueIDs, len(old.ids))}
 	for i := range t.cols {
 		t.cols[i] = make([]nodeValue, v.slots)
 		copy(t.cols[i], old.cols[i])
@@ -143,8 +184,8 @@ func (v *View) republish(changed, gone []*viewNode) {
 		v.freeSlots = append(v.freeSlots, n.slot)
 	}
 	for i, key := range t.keys {
-		if len(changed) == 0 || len(old.ids[i]) <= 2*int(v.slots)+64 {
-			t.ids[i] = maps.Clone(old.ids[i])
+		if len(changed) == 0 || !old.ids[i].stale(int(v.slots)) {
+			t.ids[i] = old.ids[i].clone()
 			for _, n := range changed {
 				t.cols[i][n.slot] = valueOf(n.node, key, t.ids[i])
 			}
@@ -152,7 +193,7 @@ func (v *View) republish(changed, gone []*viewNode) {
 		}
 		// Every node the view holds is changed or slotted, so its object
 		// is the one to read.
-		t.ids[i] = map[string]int32{}
+		t.ids[i] = newValueIDs()
 		for _, n := range v.nodes {
 			t.cols[i][n.slot] = valueOf(n.node, key, t.ids[i])
 		}
@@ -183,7 +224,7 @@ func (v *View) topologyFor(keys ...string) *topology {
 		if len(t.keys) == maxTopologyKeys {
 			break
 		}
-		col, ids := make([]nodeValue, v.slots), map[string]int32{}
+		col, ids := make([]nodeValue, v.slots), newValueIDs()
 		for _, n := range v.nodes {
 			if n.topoNode != nil {
 				col[n.slot] = valueOf(n.topoNode, key, ids)

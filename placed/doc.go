@@ -53,10 +53,17 @@
 // hostname constraint each filtered node's own matching pods, which the
 // in-tree Score counts by reading the node's pods.
 //
+// Index.InterPodAffinityTo hands InterPodAffinity's counts pair by pair to
+// Tallies of the caller's, under the index's lock, for a caller that keeps
+// them in a form of its own (kube-scheduler's plug-ins keep them by
+// topology value, for Filter) and would otherwise copy the maps only to
+// convert them.
+//
 // Index.AffinityChange and Index.SpreadChange are the per-cycle overlay:
 // the change one pod placed or removed for a cycle only (a nominated pod,
 // preemption's AddPod and RemovePod) makes to a copy of the counts, as the
-// plug-ins' PreFilterExtensions make it, leaving the index as it is.
+// plug-ins' PreFilterExtensions make it, leaving the index as it is;
+// Index.AffinityChangeTo makes AffinityChange's to Tallies.
 //
 // Namespace selectors read the labels WithNamespaceLabels gives, as
 // kube-scheduler resolves them. An incoming pod's term, whose namespace

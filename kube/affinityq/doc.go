@@ -134,7 +134,7 @@
 // go) and decide Filter, Score and NormalizeScore from its answers with the
 // in-tree rules; PreFilterExtensions' AddPod and RemovePod (nominated pods,
 // preemption) change the cycle's copy of the counts through
-// placed.Index.AffinityChange and SpreadChange. TestInterPodAffinityCycles
+// placed.Index.AffinityChangeTo and SpreadChange. TestInterPodAffinityCycles
 // and TestPodTopologySpreadCycles run each in-tree plugin and its wrapper
 // in the same cycles over random worlds and compare every status and
 // score. (After several AddPod and RemovePod calls on one state, the

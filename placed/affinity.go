@@ -39,8 +39,8 @@ type AffinityTallies struct {
 // kube-scheduler's PreFilter fails it.
 func (x *Index) InterPodAffinity(pod *v1.Pod) (AffinityCounts, error) {
 	res := AffinityCounts{ExistingAntiAffinity: Counts{}, Affinity: Counts{}, AntiAffinity: Counts{}}
-	err := affinityShapes(x, pod, func(c *Counts, s *shape) { c.merge(s.counts) }, &res.ExistingAntiAffinity, &res.Affinity, &res.AntiAffinity)
-	if err != nil {
+	dst := [...]*Counts{existingAntiCount: &res.ExistingAntiAffinity, affinityCount: &res.Affinity, antiCount: &res.AntiAffinity}
+	if err := x.affinityShapes(pod, func(c int, s *shape) { dst[c].merge(s.counts) }); err != nil {
 		return AffinityCounts{}, err
 	}
 	return res, nil
@@ -50,17 +50,25 @@ func (x *Index) InterPodAffinity(pod *v1.Pod) (AffinityCounts, error) {
 // by pair, under the index's lock: no map is built for them. On an error
 // (InterPodAffinity's) nothing was added.
 func (x *Index) InterPodAffinityTo(t AffinityTallies, pod *v1.Pod) error {
-	return affinityShapes(x, pod, func(t *Tally, s *shape) {
+	dst := [...]Tally{existingAntiCount: t.ExistingAntiAffinity, affinityCount: t.Affinity, antiCount: t.AntiAffinity}
+	return x.affinityShapes(pod, func(c int, s *shape) {
 		for p, n := range s.counts {
-			(*t).Add(p.Key, p.Value, n)
+			dst[c].Add(p.Key, p.Value, n)
 		}
-	}, &t.ExistingAntiAffinity, &t.Affinity, &t.AntiAffinity)
+	})
 }
 
+// The counts of InterPodAffinity's PreFilter, as affinityShapes names them.
+const (
+	existingAntiCount = iota
+	affinityCount
+	antiCount
+)
+
 // affinityShapes calls add, under the lock, for each shape whose counts
-// make one of InterPodAffinity's counts for pod, with that count's sink:
-// existing, affinity or anti.
-func affinityShapes[T any](x *Index, pod *v1.Pod, add func(*T, *shape), existing, affinity, anti *T) error {
+// make one of InterPodAffinity's counts for pod, with the count it makes:
+// existingAntiCount, affinityCount or antiCount.
+func (x *Index) affinityShapes(pod *v1.Pod, add func(count int, s *shape)) error {
 	if pod == nil {
 		return errors.New("placed: nil pod")
 	}
@@ -74,16 +82,16 @@ func affinityShapes[T any](x *Index, pod *v1.Pod, add func(*T, *shape), existing
 	x.matches = x.placedIx.Matching(x.matches[:0], pod)
 	for _, m := range x.matches {
 		if m.Tag.kind == placedAnti {
-			add(existing, m.Tag)
+			add(existingAntiCount, m.Tag)
 		}
 	}
 	clear(x.matches)
 	if len(terms.Affinity) > 0 {
-		add(affinity, x.incomingShape(pod, incomingAffinity, terms.Affinity, pod.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, nil, nil))
+		add(affinityCount, x.incomingShape(pod, incomingAffinity, terms.Affinity, pod.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, nil, nil))
 	}
 	for i := range terms.AntiAffinity {
 		src := pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[i : i+1]
-		add(anti, x.incomingShape(pod, incomingTerm, terms.AntiAffinity[i:i+1], nil, src, nil))
+		add(antiCount, x.incomingShape(pod, incomingTerm, terms.AntiAffinity[i:i+1], nil, src, nil))
 	}
 	x.evict()
 	return nil
@@ -113,25 +121,20 @@ func (x *Index) AffinityChangeTo(t AffinityTallies, in, pod *v1.Pod, node *v1.No
 	if node == nil {
 		return nil
 	}
-	at := func(t Tally, key string) {
-		if v, ok := node.Labels[key]; ok {
-			t.Add(key, v, d)
-		}
-	}
 	inNS := x.nsLabels(in.Namespace)
 	for _, o := range ownTerms(pod) {
 		if o.kind == placedAnti && o.term.Matches(in.Namespace, in.Labels, inNS) {
-			at(t.ExistingAntiAffinity, o.term.TopologyKey)
+			addAt(t.ExistingAntiAffinity, o.term.TopologyKey, node.Labels, d)
 		}
 	}
 	if len(incoming.Affinity) > 0 && x.incomingMatch(incoming.Affinity, pod) {
 		for i := range incoming.Affinity {
-			at(t.Affinity, incoming.Affinity[i].TopologyKey)
+			addAt(t.Affinity, incoming.Affinity[i].TopologyKey, node.Labels, d)
 		}
 	}
 	for i := range incoming.AntiAffinity {
 		if term := incoming.AntiAffinity[i : i+1]; x.incomingMatch(term, pod) {
-			at(t.AntiAffinity, term[0].TopologyKey)
+			addAt(t.AntiAffinity, term[0].TopologyKey, node.Labels, d)
 		}
 	}
 	return nil

@@ -24,9 +24,13 @@ type Counts map[Pair]int64
 
 // add adds d at (key, the node's value of key) when the node, of labels
 // node, carries key.
-func (c Counts) add(key string, node map[string]string, d int64) {
+func (c Counts) add(key string, node map[string]string, d int64) { addAt(c, key, node, d) }
+
+// addAt adds d to t at (key, the node's value of key) when the node, of
+// labels node, carries key.
+func addAt(t Tally, key string, node map[string]string, d int64) {
 	if v, ok := node[key]; ok {
-		c.Add(key, v, d)
+		t.Add(key, v, d)
 	}
 }
 

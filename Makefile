@@ -117,8 +117,9 @@ PERF_CASES       ?= PodAdd|PodUpdate|PodDelete
 # PodDelete/10000Pods has bound 11,930 of its 20,000 blocked pods (3,148
 # under the default plugins) when the harness's final barrier (10 minutes a
 # namespace) gives up, kube-scheduler's queue walking every parked pod on
-# each deletion; PodUpdate/10000Pods takes about 3 minutes under
-# affinityq's plugins and 9 under the default ones (BENCHMARKS.md).
+# each deletion; PodUpdate/10000Pods takes 3 to 6 minutes under
+# affinityq's plugins and 9 to 12 under the default ones, by machine
+# (BENCHMARKS.md).
 PERF_SIZES       ?= 1000
 PERF_WORKLOADS   ?= ($(PERF_SIZES))Pods
 PERF_PROF_CASES  ?= $(PERF_CASES)

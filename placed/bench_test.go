@@ -154,6 +154,44 @@ func BenchmarkInterPodAntiAffinity(b *testing.B) {
 	}
 }
 
+// BenchmarkUniqueTerms answers InterPodAffinity's PreFilter counts for a
+// stream of incoming pods whose anti-affinity terms are each their own
+// (PodUpdate/10000Pods of kube/perf: pod i keeps away from color=green-i)
+// with the bound of kept shapes reached (shapes=DefaultMaxShapes), so
+// that every question builds a shape and drops the least recently asked,
+// against a bound that is never reached (shapes=unbounded).
+func BenchmarkUniqueTerms(b *testing.B) {
+	in := func(i int) *v1.Pod {
+		return &v1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "in", Namespace: "default", UID: "in", Labels: map[string]string{"color": "blue"}},
+			Spec: v1.PodSpec{Affinity: &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+				TopologyKey: "kubernetes.io/hostname", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"color": "green-" + strconv.Itoa(i)}},
+			}}}}},
+		}
+	}
+	for _, bound := range []string{"default", "unbounded"} {
+		b.Run("shapes="+bound, func(b *testing.B) {
+			x, _, _ := benchCluster(b, 5000, benchPod)
+			if bound == "unbounded" {
+				x.opts.maxShapes = 1 << 30
+			}
+			i := 0
+			for ; i < DefaultMaxShapes; i++ { // fill the kept shapes
+				if _, err := x.InterPodAffinity(in(i)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := x.InterPodAffinity(in(i)); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
+
 // BenchmarkAddRemove places and removes one pod of the benchmark cluster
 // with the incoming pod's shapes kept: the pod matches the affinity shape
 // and, with anti-affinity of its own, the placed shape of its term.

@@ -111,6 +111,7 @@ type Index struct {
 	placedShapes   map[string]*shape  // placed pods' terms, by key
 	ownSets        map[string]*ownSet // the placed pods' term lists, by specKey
 	incomingShapes map[string]*shape  // incoming pods' questions, by key
+	recent         recency            // the incoming shapes, most recently asked first
 	placedIx       *index.Index[*shape]
 	incomingIx     *index.Index[*shape]
 

@@ -649,3 +649,63 @@ func TestPodTopologySpread(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestIncomingShapesEviction checks which incoming shapes the bound keeps:
+// the most recently asked, never one of the current question, and that
+// the recency list follows asks, evictions and namespace changes.
+func TestIncomingShapesEviction(t *testing.T) {
+	x := New(WithMaxShapes(2))
+	if err := x.SetNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", Labels: map[string]string{"host": "n1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	// in returns an incoming pod with one required anti-affinity term per
+	// value, selecting app=<value>; nsSel gives the terms a namespace
+	// selector, which reads namespace labels.
+	in := func(nsSel bool, values ...string) *v1.Pod {
+		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "in", Namespace: "a", UID: "in"}, Spec: v1.PodSpec{Affinity: &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{}}}}
+		for _, v := range values {
+			term := v1.PodAffinityTerm{TopologyKey: "host", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": v}}}
+			if nsSel {
+				term.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": "web"}}
+			}
+			p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution, term)
+		}
+		return p
+	}
+	ask := func(p *v1.Pod) {
+		t.Helper()
+		if _, err := x.InterPodAffinity(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Validate(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept := func() []string { // the app values of the kept shapes
+		var vs []string
+		for s := x.recent.newest; s != nil; s = s.older {
+			vs = append(vs, s.terms[0].Selector.Positive()[0].Values()...)
+		}
+		return vs
+	}
+	check := func(what string, want ...string) {
+		t.Helper()
+		if got := kept(); !slices.Equal(got, want) {
+			t.Errorf("%s: incoming shapes %q, newest first; want %q", what, got, want)
+		}
+	}
+	ask(in(false, "x"))
+	ask(in(false, "y"))
+	ask(in(false, "x"))
+	check("x, y, x", "x", "y")
+	ask(in(false, "z"))
+	check("then z: y, the least recently asked, goes", "z", "x")
+	ask(in(false, "p", "q", "r"))
+	check("one question of three shapes keeps them all", "r", "q", "p")
+	ask(in(true, "s"))
+	check("a namespace-selector shape: the bound again", "s", "r")
+	x.NamespaceChanged("a")
+	check("its namespace's labels change", "r")
+	ask(in(false, "r"))
+	check("asked again", "r")
+}

@@ -49,6 +49,8 @@ type shape struct {
 	nodeCounts map[string]int64
 	refs       int    // placed shapes: its terms in the placed pods' term sets
 	used       uint64 // incoming shapes: the clock of the last question asked of it
+	// Incoming shapes: their neighbours in the index's recency list.
+	newer, older *shape
 }
 
 // countNode adds d for the pod p, which matches the spread shape s, at its
@@ -163,6 +165,12 @@ func (x *Index) incomingShape(pod *v1.Pod, kind shapeKind, terms []matcher.Term,
 	key := shapeKey(kind, 0, terms)
 	s, ok := x.incomingShapes[key]
 	if !ok {
+		// Make room first, so that the shapes do not pass the bound between
+		// a new one and the question's end: at the default bound, 4,096,
+		// the postings of the shapes' index holding every shape would
+		// change container at each new shape, from roaring's array to its
+		// bitmap and back (BenchmarkUniqueTerms).
+		x.evictTo(x.opts.maxShapes - 1)
 		s = &shape{kind: kind, key: key, terms: terms, counts: Counts{}}
 		if kind == incomingSpread {
 			s.nodeCounts = map[string]int64{}
@@ -170,7 +178,10 @@ func (x *Index) incomingShape(pod *v1.Pod, kind shapeKind, terms []matcher.Term,
 		insert(x.incomingIx, s, x.shapePod(pod, affinity, anti, spread))
 		x.build(s)
 		x.incomingShapes[key] = s
+	} else {
+		x.recent.unlink(s)
 	}
+	x.recent.pushNewest(s)
 	s.used = x.clock
 	return s
 }
@@ -225,16 +236,18 @@ func (x *Index) build(s *shape) {
 }
 
 // evict drops the least recently asked incoming shapes beyond the bound,
-// never one the current question used.
-func (x *Index) evict() {
-	for len(x.incomingShapes) > x.opts.maxShapes {
-		var old *shape
-		for _, s := range x.incomingShapes {
-			if s.used != x.clock && (old == nil || s.used < old.used) {
-				old = s
-			}
-		}
-		if old == nil {
+// never one the current question used. The oldest of the recency list is
+// the one to drop, found without a pass over the shapes, which would cost
+// the bound's shapes per question in a stream of pods with terms of their
+// own (each a new shape once the bound is reached).
+func (x *Index) evict() { x.evictTo(x.opts.maxShapes) }
+
+// evictTo drops the least recently asked incoming shapes not used by the
+// current question until at most n are left.
+func (x *Index) evictTo(n int) {
+	for len(x.incomingShapes) > n {
+		old := x.recent.oldest
+		if old == nil || old.used == x.clock { // every shape is the current question's
 			return
 		}
 		x.dropIncoming(old)
@@ -244,6 +257,40 @@ func (x *Index) evict() {
 func (x *Index) dropIncoming(s *shape) {
 	x.incomingIx.Remove(s.uid)
 	delete(x.incomingShapes, s.key)
+	x.recent.unlink(s)
+}
+
+// recency lists the incoming shapes from the most to the least recently
+// asked, through their newer and older links, so that the one to evict
+// and the move of an asked shape to the front cost O(1).
+type recency struct {
+	newest, oldest *shape
+}
+
+// pushNewest puts s, in no list, at the front.
+func (r *recency) pushNewest(s *shape) {
+	s.newer, s.older = nil, r.newest
+	if r.newest != nil {
+		r.newest.newer = s
+	} else {
+		r.oldest = s
+	}
+	r.newest = s
+}
+
+// unlink takes s out of the list.
+func (r *recency) unlink(s *shape) {
+	if s.newer != nil {
+		s.newer.older = s.older
+	} else {
+		r.newest = s.older
+	}
+	if s.older != nil {
+		s.older.newer = s.newer
+	} else {
+		r.oldest = s.newer
+	}
+	s.newer, s.older = nil, nil
 }
 
 // NamespaceChanged tells the index that the labels of namespace ns changed:

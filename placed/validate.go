@@ -204,5 +204,27 @@ func (x *Index) Validate() error {
 	if n := x.incomingIx.Len(); n != len(x.incomingShapes) {
 		return fmt.Errorf("placed: %d incoming shapes, %d indexed", len(x.incomingShapes), n)
 	}
+	return x.checkRecency()
+}
+
+// checkRecency checks that the recency list holds every incoming shape
+// once, linked both ways, the most recently asked first.
+func (x *Index) checkRecency() error {
+	n := 0
+	var newer *shape
+	for s := x.recent.newest; s != nil; newer, s = s, s.older {
+		if n++; n > len(x.incomingShapes) {
+			return fmt.Errorf("placed: recency list longer than the %d incoming shapes", len(x.incomingShapes))
+		}
+		if x.incomingShapes[s.key] != s {
+			return fmt.Errorf("placed: recency list holds shape %q, not an incoming shape", s.key)
+		}
+		if s.newer != newer || newer != nil && newer.used < s.used {
+			return fmt.Errorf("placed: recency list out of order at shape %q", s.key)
+		}
+	}
+	if n != len(x.incomingShapes) || x.recent.oldest != newer {
+		return fmt.Errorf("placed: recency list of %d shapes, %d incoming shapes", n, len(x.incomingShapes))
+	}
 	return nil
 }

@@ -93,7 +93,6 @@ func (x *Index) affinityShapes(pod *v1.Pod, add func(count int, s *shape)) error
 		src := pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[i : i+1]
 		add(antiCount, x.incomingShape(pod, incomingTerm, terms.AntiAffinity[i:i+1], nil, src, nil))
 	}
-	x.evict()
 	return nil
 }
 
@@ -324,6 +323,5 @@ func (x *Index) interPodAffinityScores(pod *v1.Pod, args ScoreArgs, sink *scoreS
 		}
 	}
 	clear(x.matches)
-	x.evict()
 	return sink.scores, !sink.counted, nil
 }

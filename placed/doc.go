@@ -95,9 +95,9 @@
 // first question from label postings over the placed pods (roaring bitmaps
 // of placed-pod ids by namespace, label key and value), and dropped, least
 // recently asked first, to make room for a new one once WithMaxShapes are
-// held (never one the current question asked; a question with more shapes
-// than the bound keeps them until it is answered); a shape of placed pods
-// lives while a placed pod carries its term. Placed pods whose
+// held (never one the current question asked: a question with more shapes
+// than the bound keeps them until a later one makes room); a shape of
+// placed pods lives while a placed pod carries its term. Placed pods whose
 // namespace and pod affinity spec are the same share one list of their
 // terms' shapes, found by the spec's protobuf bytes, so that placing a
 // replica compiles nothing.

@@ -165,12 +165,7 @@ func (x *Index) incomingShape(pod *v1.Pod, kind shapeKind, terms []matcher.Term,
 	key := shapeKey(kind, 0, terms)
 	s, ok := x.incomingShapes[key]
 	if !ok {
-		// Make room first, so that the shapes do not pass the bound between
-		// a new one and the question's end: at the default bound, 4,096,
-		// the postings of the shapes' index holding every shape would
-		// change container at each new shape, from roaring's array to its
-		// bitmap and back (BenchmarkUniqueTerms).
-		x.evictTo(x.opts.maxShapes - 1)
+		x.makeRoom()
 		s = &shape{kind: kind, key: key, terms: terms, counts: Counts{}}
 		if kind == incomingSpread {
 			s.nodeCounts = map[string]int64{}
@@ -235,17 +230,20 @@ func (x *Index) build(s *shape) {
 	}
 }
 
-// evict drops the least recently asked incoming shapes beyond the bound,
-// never one the current question used. The oldest of the recency list is
-// the one to drop, found without a pass over the shapes, which would cost
-// the bound's shapes per question in a stream of pods with terms of their
-// own (each a new shape once the bound is reached).
-func (x *Index) evict() { x.evictTo(x.opts.maxShapes) }
-
-// evictTo drops the least recently asked incoming shapes not used by the
-// current question until at most n are left.
-func (x *Index) evictTo(n int) {
-	for len(x.incomingShapes) > n {
+// makeRoom drops the least recently asked incoming shapes, never one the
+// current question used, until a new one fits within the bound. The
+// oldest of the recency list is the one to drop, found without a pass
+// over the shapes, which would cost the bound's shapes per question in a
+// stream of pods with terms of their own (each a new shape once the bound
+// is reached). Room is made before the new shape is added, so that the
+// shapes never pass the bound but in a question with more shapes than it:
+// at the default bound, 4,096, the postings of the shapes' index holding
+// every shape would otherwise change container at each new shape, from
+// roaring's array to its bitmap and back (BenchmarkUniqueTerms). A
+// question's shapes beyond the bound are dropped when a later question
+// makes room.
+func (x *Index) makeRoom() {
+	for len(x.incomingShapes) >= x.opts.maxShapes {
 		old := x.recent.oldest
 		if old == nil || old.used == x.clock { // every shape is the current question's
 			return

@@ -69,7 +69,6 @@ func (x *Index) PodTopologySpread(pod *v1.Pod) ([]SpreadCounts, error) {
 				out[i].Counts[v] = int(shapes[i].counts[Pair{key, v}])
 			}
 		}
-		x.evict()
 		return out, nil
 	}
 	for name, rec := range x.nodes {
@@ -83,7 +82,6 @@ func (x *Index) PodTopologySpread(pod *v1.Pod) ([]SpreadCounts, error) {
 			out[i].Counts[rec.labels[specs[i].TopologyKey]] += int(shapes[i].nodeCounts[name])
 		}
 	}
-	x.evict()
 	return out, nil
 }
 
@@ -283,7 +281,6 @@ func (x *Index) PodTopologySpreadScores(pod *v1.Pod, filtered []string, requireA
 				}
 			}
 		}
-		x.evict()
 		return scores, false, nil
 	}
 	required := nodeaffinity.GetRequiredNodeAffinity(pod)
@@ -299,7 +296,6 @@ func (x *Index) PodTopologySpreadScores(pod *v1.Pod, filtered []string, requireA
 			}
 		}
 	}
-	x.evict()
 	return scores, false, nil
 }
 

@@ -213,6 +213,26 @@ func (w *placedWorld) check(g *gen, what string) {
 	if err != nil || skip != !ok || !skip && fmt.Sprint(map[string]map[string]int64(scores)) != fmt.Sprint(wantAt) {
 		w.t.Fatalf("%s: scores for %d nodes %v (skip %v, error %v), reference %v (skip %v)\nincoming: %s\n%s", what, len(some), scores, skip, err, wantAt, !ok, describePod(in), w.describe())
 	}
+	// The same nodes given by their values, in sorted order, each key
+	// asked for at most once.
+	asked := map[string]bool{}
+	scores, skip, err = w.x.InterPodAffinityScoresAt(in, args, func(key string) []string {
+		if asked[key] {
+			w.t.Fatalf("%s: InterPodAffinityScoresAt asked for the values of %q twice", what, key)
+		}
+		asked[key] = true
+		var vals []string
+		for _, n := range some {
+			if v, ok := n.Labels[key]; ok {
+				vals = append(vals, v)
+			}
+		}
+		slices.Sort(vals)
+		return slices.Compact(vals)
+	})
+	if err != nil || skip != !ok || !skip && fmt.Sprint(map[string]map[string]int64(scores)) != fmt.Sprint(wantAt) {
+		w.t.Fatalf("%s: scores at the values of %d nodes %v (skip %v, error %v), reference %v (skip %v)\nincoming: %s\n%s", what, len(some), scores, skip, err, wantAt, !ok, describePod(in), w.describe())
+	}
 }
 
 // spread gives an incoming pod topology-spread constraints of every kind

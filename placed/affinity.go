@@ -171,19 +171,22 @@ func (s Scores) at(key string, n int) map[string]int64 {
 }
 
 // scoreSink sums the weighted counts of shapes into Scores: every pair, or
-// only the pairs of the nodes given, which is all that Score reads.
+// only the pairs whose values the scored nodes carry, which is all that
+// Score reads.
 type scoreSink struct {
 	scores  Scores
 	counted bool // a shape counted a pair, whether on the nodes or not
 	all     bool
-	nodes   []*v1.Node
-	values  map[string]*nodeValues // by topology key, once asked for
+	// values returns the distinct values the scored nodes carry for a
+	// key, each once; byKey keeps them, with their set once needed.
+	values func(key string) []string
+	byKey  map[string]*nodeValues
 }
 
 // nodeValues are the distinct values the sink's nodes carry for one key.
 type nodeValues struct {
 	list []string
-	set  map[string]struct{}
+	set  map[string]struct{} // built when a shape's pairs are the fewer
 }
 
 func (k *scoreSink) add(s *shape, weight int64) {
@@ -216,6 +219,12 @@ func (k *scoreSink) add(s *shape, weight int64) {
 		m := k.scores.at(key, len(vals.list))
 		// Walk whichever side is smaller: the shape's pairs or the nodes'.
 		if len(s.counts) < len(vals.list) {
+			if vals.set == nil {
+				vals.set = make(map[string]struct{}, len(vals.list))
+				for _, v := range vals.list {
+					vals.set[v] = struct{}{}
+				}
+			}
 			for p, n := range s.counts {
 				if _, ok := vals.set[p.Value]; ok && p.Key == key {
 					m[p.Value] += weight * n
@@ -235,23 +244,33 @@ func (k *scoreSink) add(s *shape, weight int64) {
 }
 
 func (k *scoreSink) valuesOf(key string) *nodeValues {
-	if vals, ok := k.values[key]; ok {
+	if vals, ok := k.byKey[key]; ok {
 		return vals
 	}
-	vals := &nodeValues{set: make(map[string]struct{}, len(k.nodes))}
-	for _, n := range k.nodes {
-		if v, ok := n.Labels[key]; ok {
-			if _, dup := vals.set[v]; !dup {
-				vals.set[v] = struct{}{}
-				vals.list = append(vals.list, v)
+	vals := &nodeValues{list: k.values(key)}
+	if k.byKey == nil {
+		k.byKey = map[string]*nodeValues{}
+	}
+	k.byKey[key] = vals
+	return vals
+}
+
+// labelValues returns the distinct values nodes carry for key, read from
+// their labels.
+func labelValues(nodes []*v1.Node) func(key string) []string {
+	return func(key string) []string {
+		var list []string
+		seen := make(map[string]struct{}, len(nodes))
+		for _, n := range nodes {
+			if v, ok := n.Labels[key]; ok {
+				if _, dup := seen[v]; !dup {
+					seen[v] = struct{}{}
+					list = append(list, v)
+				}
 			}
 		}
+		return list
 	}
-	if k.values == nil {
-		k.values = map[string]*nodeValues{}
-	}
-	k.values[key] = vals
-	return vals
 }
 
 // ScoreArgs are the InterPodAffinity arguments PreScore reads.
@@ -279,7 +298,17 @@ func (x *Index) InterPodAffinityScores(pod *v1.Pod, args ScoreArgs) (scores Scor
 // domain with a count. skip is InterPodAffinityScores's, decided by every
 // pair counted, on these nodes or not.
 func (x *Index) InterPodAffinityScoresFor(pod *v1.Pod, args ScoreArgs, nodes []*v1.Node) (scores Scores, skip bool, err error) {
-	return x.interPodAffinityScores(pod, args, &scoreSink{nodes: nodes})
+	return x.interPodAffinityScores(pod, args, &scoreSink{values: labelValues(nodes)})
+}
+
+// InterPodAffinityScoresAt is InterPodAffinityScoresFor with the scored
+// nodes given by their values: values(key) returns the distinct values
+// they carry for key, each once (none for a key none carries). It is
+// called under the index's lock, at most once per key, and must not call
+// the index. A caller that keeps its nodes' values apart from their label
+// maps (a table by node) answers without reading them.
+func (x *Index) InterPodAffinityScoresAt(pod *v1.Pod, args ScoreArgs, values func(key string) []string) (scores Scores, skip bool, err error) {
+	return x.interPodAffinityScores(pod, args, &scoreSink{values: values})
 }
 
 func (x *Index) interPodAffinityScores(pod *v1.Pod, args ScoreArgs, sink *scoreSink) (Scores, bool, error) {

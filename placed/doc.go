@@ -37,7 +37,9 @@
 // preferred terms over the incoming pod, with its Skip.
 // Index.InterPodAffinityScoresFor keeps that score only at the pairs of
 // the nodes PreScore is given, the only ones Score reads, in time that
-// follows those nodes rather than every domain with a count.
+// follows those nodes rather than every domain with a count;
+// Index.InterPodAffinityScoresAt takes those nodes as their values of each
+// key, for a caller that keeps them apart from the nodes' label maps.
 //
 // Index.PodTopologySpread returns PreFilter's count per domain for each
 // DoNotSchedule constraint (filtering.go, calPreFilterState): the pods of

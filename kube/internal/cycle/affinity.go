@@ -305,8 +305,22 @@ func matchesAllTerms(terms []fwk.AffinityTerm, pod *v1.Pod) bool {
 	return len(terms) > 0
 }
 
-// scoreState is the PreScore state: the topology score.
-type scoreState struct{ scores placed.Scores }
+// scoreState is the PreScore state: the topology score, and the same by
+// the value ids of topo, the view's topology as of PreScore, in which
+// Score finds a node's values without reading its labels.
+type scoreState struct {
+	scores placed.Scores
+	topo   *topology
+	keys   []scoreKey
+}
+
+// scoreKey is the score at one topology key's values: by value id where
+// the key has a column, else read through scores.
+type scoreKey struct {
+	key  string
+	col  int
+	byID column
+}
 
 // Clone returns the state itself: Score only reads it.
 func (s *scoreState) Clone() fwk.StateData { return s }
@@ -342,11 +356,12 @@ func (c *InterPodAffinity) PreScore(state fwk.CycleState, pod *v1.Pod, nodes []f
 			scored = append(scored, n)
 		}
 	}
-	var scores placed.Scores
+	s := &scoreState{}
 	var skip bool
 	var parseErr error
 	if _, err := askSnapshot(state, c.view, c.lister, func(x *placed.Index) {
-		scores, skip, parseErr = x.InterPodAffinityScoresFor(pod, c.args, scored)
+		s.scores, skip, parseErr = x.InterPodAffinityScoresAt(pod, c.args, c.view.scoredValues(scored))
+		s.topo = c.view.topologyFor()
 	}); err != nil {
 		return nil, err
 	}
@@ -356,20 +371,48 @@ func (c *InterPodAffinity) PreScore(state fwk.CycleState, pod *v1.Pod, nodes []f
 	case skip:
 		return fwk.NewStatus(fwk.Skip), nil
 	}
-	state.Write(affinityPreScoreKey, &scoreState{scores})
+	s.byID()
+	state.Write(affinityPreScoreKey, s)
 	return nil, nil
 }
 
-// Score sums the topology score at the node's pairs.
+// byID keys the score by value id at every key with a column in s.topo.
+func (s *scoreState) byID() {
+	s.keys = s.keys[:0]
+	for key, values := range s.scores {
+		k := scoreKey{key: key, col: s.topo.col(key)}
+		if k.col >= 0 {
+			ids := s.topo.ids[k.col]
+			for v, n := range values {
+				if id, ok := ids.id(v); ok {
+					k.byID.add(id, n, ids.len())
+				}
+			}
+		}
+		s.keys = append(s.keys, k)
+	}
+}
+
+// Score sums the topology score at the node's pairs, finding the node's
+// values through the topology (its labels for a node or key it lacks).
 func (c *InterPodAffinity) Score(d fwk.StateData, ni fwk.NodeInfo) (int64, *fwk.Status) {
 	s, ok := d.(*scoreState)
 	if !ok {
 		return 0, fwk.AsStatus(fmt.Errorf("%q holds a %T", affinityPreScoreKey, d))
 	}
+	node := ni.Node()
+	slot := s.topo.slotOf(node)
 	var sum int64
-	for key, values := range s.scores {
-		if v, ok := ni.Node().Labels[key]; ok {
-			sum += values[v]
+	for i := range s.keys {
+		k := &s.keys[i]
+		if slot >= 0 && k.col >= 0 {
+			if nv := s.topo.cols[k.col][slot]; nv.ok {
+				sum += k.byID.get(nv.id)
+			}
+			continue
+		}
+		if v, ok := node.Labels[k.key]; ok {
+			sum += s.scores[k.key][v]
 		}
 	}
 	return sum, nil

@@ -144,6 +144,7 @@ func TestSnapshotView(t *testing.T) {
 			topo := view.topologyFor(keys...)
 			view.mu.Unlock()
 			checkTopology(t, at, topo, keys, list)
+			checkScored(t, at, view, list, topologyKeys, r)
 			if prev != nil && !reflect.DeepEqual(prev, prevCopy) {
 				t.Fatalf("%s: a published topology changed", at)
 			}
@@ -209,6 +210,12 @@ func checkTopology(t *testing.T, at string, topo *topology, keys []string, list 
 				t.Fatalf("%s: %q values %q and %q share id %d", at, topo.keys[col], other, v, id)
 			}
 			seen[id] = v
+			if int(id) >= len(ids.names) || ids.names[id] != v {
+				t.Fatalf("%s: %q value %q has id %d, which names %q of %d", at, topo.keys[col], v, id, ids.names, len(ids.names))
+			}
+		}
+		if len(ids.names) != len(ids.byValue) {
+			t.Fatalf("%s: %q names %d values, numbers %d", at, topo.keys[col], len(ids.names), len(ids.byValue))
 		}
 		for d, id := range ids.byData {
 			if v := unsafe.String(d.p, d.n); ids.byValue[v] != id {
@@ -396,5 +403,107 @@ func BenchmarkSyncBusyNode(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// checkScored checks what PreScore reads through the view against the
+// nodes' labels: scoredValues for some of list's nodes, and copies of
+// some (new node objects, without a slot, one with a value no synced node
+// carries), each distinct value once, for each of keys; and Score's sum
+// over a random score at those keys.
+func checkScored(t *testing.T, at string, view *View, list []fwk.NodeInfo, keys []string, r *rand.Rand) {
+	t.Helper()
+	var nodes []*v1.Node
+	for _, ni := range list {
+		n := ni.Node()
+		if n == nil || r.IntN(3) == 0 {
+			continue
+		}
+		if r.IntN(4) == 0 {
+			n = n.DeepCopy()
+			if r.IntN(2) == 0 {
+				n.Labels["zone"] = "z-unsynced"
+			}
+		}
+		nodes = append(nodes, n)
+	}
+	view.mu.Lock()
+	defer view.mu.Unlock()
+	values := view.scoredValues(nodes)
+	for _, key := range keys {
+		want := map[string]bool{}
+		for _, n := range nodes {
+			if v, ok := n.Labels[key]; ok {
+				want[v] = true
+			}
+		}
+		got := values(key)
+		if len(got) != len(want) {
+			t.Fatalf("%s: scoredValues(%q) = %q, the nodes' labels hold %v", at, key, got, want)
+		}
+		for _, v := range got {
+			if !want[v] {
+				t.Fatalf("%s: scoredValues(%q) = %q, the nodes' labels hold %v", at, key, got, want)
+			}
+			delete(want, v) // a value given twice fails the next round
+		}
+	}
+	s := &scoreState{scores: placed.Scores{}, topo: view.topo}
+	for _, key := range keys {
+		for _, n := range nodes {
+			if v, ok := n.Labels[key]; ok && r.IntN(2) == 0 {
+				if s.scores[key] == nil {
+					s.scores[key] = map[string]int64{}
+				}
+				s.scores[key][v] = int64(r.IntN(21) - 10)
+			}
+		}
+	}
+	s.byID()
+	c := &InterPodAffinity{}
+	for _, n := range nodes {
+		var want int64
+		for key, values := range s.scores {
+			if v, ok := n.Labels[key]; ok {
+				want += values[v]
+			}
+		}
+		ni := framework.NewNodeInfo()
+		ni.SetNode(n)
+		if got, st := c.Score(s, ni); !st.IsSuccess() || got != want {
+			t.Fatalf("%s: Score(%s) = %d, %v, its labels sum to %d", at, n.Name, got, st, want)
+		}
+	}
+}
+
+// TestScoredPastTopologyBound checks PreScore's reads for a key past the
+// topology's bound, which gets no column: its values come from the
+// nodes' labels.
+func TestScoredPastTopologyBound(t *testing.T) {
+	var nodes []*v1.Node
+	for i := range 8 {
+		nodes = append(nodes, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", i), Labels: map[string]string{
+			"zone": fmt.Sprintf("z%d", i%3), "kubernetes.io/hostname": fmt.Sprintf("node-%d", i), "past": fmt.Sprintf("p%d", i%2)}}})
+	}
+	snap := internalcache.NewSnapshot(nil, nodes)
+	list, err := snap.NodeInfos().List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := NewView(func() *placed.Index { return placed.New() })
+	if err := view.sync(list); err != nil {
+		t.Fatal(err)
+	}
+	view.mu.Lock()
+	view.topologyFor("zone", "kubernetes.io/hostname")
+	for i := 0; len(view.topo.keys) < maxTopologyKeys; i++ {
+		view.topologyFor(fmt.Sprintf("filler-%d", i))
+	}
+	view.mu.Unlock()
+	for seed := range 10 {
+		checkScored(t, fmt.Sprintf("seed %d", seed), view, list, []string{"zone", "kubernetes.io/hostname", "past"}, rand.New(rand.NewPCG(uint64(seed), 5)))
+		if view.topo.col("past") >= 0 || view.topo.col("zone") < 0 {
+			t.Fatalf("columns %q: past the bound, or without zone", view.topo.keys)
+		}
 	}
 }

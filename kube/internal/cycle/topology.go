@@ -9,11 +9,12 @@ import (
 )
 
 // topology is the view's table of its nodes' values of the topology keys
-// Filter reads, keyed by the snapshot's node objects: Filter finds a
-// node's value, as an id, in one table of the view's own, a few tens of
-// kilobytes that the cycle's Filter calls keep in the cache, instead of in
-// the node's label map, which is cold by the time the last Filter plugin
-// reads it. A topology is never changed once published (the view replaces
+// Filter, and InterPodAffinity's PreScore and Score, read, keyed by the
+// snapshot's node objects: they find a node's value, as an id, in one
+// table of the view's own, a few tens of kilobytes that the cycle's calls
+// keep in the cache, instead of in the node's label map, which is cold by
+// the time the last Filter plugin reads it, and again when PreScore reads
+// the scored nodes' values. A topology is never changed once published (the view replaces
 // it), so a cycle state holds the one of its PreFilter and Filter reads it
 // without a lock, in parallel.
 //
@@ -90,6 +91,7 @@ func valueOf(node *v1.Node, key string, ids *valueIDs) nodeValue {
 type valueIDs struct {
 	byValue map[string]int32
 	byData  map[stringData]int32
+	names   []string // the values by id
 }
 
 type stringData struct {
@@ -103,8 +105,10 @@ func newValueIDs() *valueIDs {
 	return &valueIDs{byValue: map[string]int32{}, byData: map[stringData]int32{}}
 }
 
+// clone returns a copy to number more values in; names is shared up to
+// m's length, which m never grows once published.
 func (m *valueIDs) clone() *valueIDs {
-	return &valueIDs{byValue: maps.Clone(m.byValue), byData: maps.Clone(m.byData)}
+	return &valueIDs{byValue: maps.Clone(m.byValue), byData: maps.Clone(m.byData), names: slices.Clip(m.names)}
 }
 
 // len returns how many values m numbers.
@@ -127,6 +131,7 @@ func (m *valueIDs) number(v string) int32 {
 	if !ok {
 		id = int32(len(m.byValue))
 		m.byValue[v] = id
+		m.names = append(m.names, v)
 	}
 	if len(v) > 0 {
 		m.byData[dataOf(v)] = id
@@ -239,4 +244,55 @@ func (v *View) topologyFor(keys ...string) *topology {
 	}
 	v.topo = t
 	return t
+}
+
+// scoredValues returns the distinct values of a key that nodes, those
+// PreScore scores, carry, as placed.Index.InterPodAffinityScoresAt asks
+// for them: by each node's slot in the view's topology, grown for the key,
+// rather than from the node's label map, cold by the time PreScore runs.
+// A node without a slot (not of the last sync), or a key past
+// maxTopologyKeys, is read from its labels. v.mu must be held while the
+// returned function is called: ask's question holds it.
+func (v *View) scoredValues(nodes []*v1.Node) func(key string) []string {
+	return func(key string) []string {
+		t := v.topologyFor(key)
+		col := t.col(key)
+		var seen []uint64 // by value id, when the key has a column
+		if col >= 0 {
+			seen = make([]uint64, (t.ids[col].len()+63)/64)
+		}
+		var seenLabel map[string]struct{} // values without an id
+		var list []string
+		for _, n := range nodes {
+			var id int32
+			var ok bool
+			if slot := t.slotOf(n); slot >= 0 && col >= 0 {
+				nv := t.cols[col][slot]
+				id, ok = nv.id, nv.ok
+				if !ok {
+					continue
+				}
+			} else {
+				value, has := n.Labels[key]
+				if !has {
+					continue
+				}
+				if id, ok = t.valueID(col, value); !ok {
+					if _, dup := seenLabel[value]; !dup {
+						if seenLabel == nil {
+							seenLabel = map[string]struct{}{}
+						}
+						seenLabel[value] = struct{}{}
+						list = append(list, value)
+					}
+					continue
+				}
+			}
+			if w, bit := id/64, uint64(1)<<(id%64); seen[w]&bit == 0 {
+				seen[w] |= bit
+				list = append(list, t.ids[col].names[id])
+			}
+		}
+		return list
+	}
 }

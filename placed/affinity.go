@@ -321,7 +321,6 @@ func (x *Index) interPodAffinityScores(pod *v1.Pod, args ScoreArgs, sink *scoreS
 	if args.IgnorePreferredTermsOfExistingPods && !hasPreferred {
 		return nil, true, nil
 	}
-	a = pod.Spec.Affinity
 	terms, err := compileIncoming(pod)
 	if err != nil {
 		return nil, false, err

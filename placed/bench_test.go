@@ -8,10 +8,12 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	v1helper "k8s.io/component-helpers/scheduling/corev1"
 
 	"github.com/affinityq/affinityq/matcher"
 )
@@ -313,6 +315,14 @@ func spreadScan(in *v1.Pod, nodes map[string]*v1.Node, byNode map[string][]*v1.P
 		if !labels.SelectorFromSet(in.Spec.NodeSelector).Matches(labels.Set(node.Labels)) {
 			continue
 		}
+		if c := in.Spec.TopologySpreadConstraints[0]; c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor {
+			doNotSchedule := func(t *v1.Taint) bool {
+				return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
+			}
+			if _, untolerated := v1helper.FindMatchingUntoleratedTaint(logr.Discard(), node.Spec.Taints, in.Spec.Tolerations, doNotSchedule, false); untolerated {
+				continue
+			}
+		}
 		c := 0
 		for _, p := range byNode[name] {
 			if p.DeletionTimestamp == nil && p.Namespace == in.Namespace && sel.Matches(p.Labels) {
@@ -338,15 +348,31 @@ func podsByNode(pods []*v1.Pod) map[string][]*v1.Pod {
 // pods (impl=scan), in the same run. policy=default reads the kept
 // per-domain counts; policy=nodeSelector gives the pod a node selector
 // (half the nodes), which the default node affinity policy honours, so
-// that the index visits every node's kept count.
+// that the index visits every node's kept count. policy=taints spreads
+// over hostname honouring taints, with one node in five tainted, as
+// upstream's SchedulingWithNodeInclusionPolicy: 5,000 domains, 1,000 of
+// them left out.
 func BenchmarkPodTopologySpread(b *testing.B) {
+	honor := v1.NodeInclusionPolicyHonor
 	for _, n := range benchSizes() {
 		x, pods, nodes := benchCluster(b, n, benchPod)
 		byNode := podsByNode(pods)
-		for _, policy := range []string{"default", "nodeSelector"} {
+		for _, policy := range []string{"default", "nodeSelector", "taints"} {
 			in := spreadPod(v1.DoNotSchedule)
-			if policy == "nodeSelector" {
+			switch policy {
+			case "nodeSelector":
 				in.Spec.NodeSelector = map[string]string{"pool": "pool-0"}
+			case "taints":
+				c := &in.Spec.TopologySpreadConstraints[0]
+				c.TopologyKey, c.NodeTaintsPolicy = "kubernetes.io/hostname", &honor
+				for i := 0; i < benchNodes; i += 5 {
+					nd := benchNode(i)
+					nd.Spec.Taints = []v1.Taint{{Key: "foo", Effect: v1.TaintEffectNoSchedule}}
+					nodes[nd.Name] = nd
+					if err := x.SetNode(nd); err != nil {
+						b.Fatal(err)
+					}
+				}
 			}
 			if _, err := x.PodTopologySpread(in); err != nil { // build the shape
 				b.Fatal(err)

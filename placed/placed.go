@@ -99,6 +99,9 @@ type Index struct {
 	// every known node): the domains a spread constraint has when every
 	// node carrying its key is eligible.
 	domains map[string]map[string]int
+	// tainted holds the known nodes with taints: the only ones a spread
+	// constraint honouring taints can leave out.
+	tainted map[string]*node
 	pods    map[types.UID]*placedPod
 	byID    []*placedPod // by id; nil for free ids
 	free    []uint32
@@ -161,6 +164,7 @@ func New(opts ...Option) *Index {
 		opts:           o,
 		nodes:          map[string]*node{},
 		domains:        map[string]map[string]int{},
+		tainted:        map[string]*node{},
 		pods:           map[types.UID]*placedPod{},
 		byNS:           map[string]*roaring.Bitmap{},
 		postings:       map[postKey]*roaring.Bitmap{},
@@ -219,6 +223,11 @@ func (x *Index) SetNode(n *v1.Node) error {
 	defer x.mu.Unlock()
 	rec := x.node(n.Name)
 	rec.obj = n // its taints and fields, which spread's inclusion policies read
+	if len(n.Spec.Taints) > 0 {
+		x.tainted[n.Name] = rec
+	} else {
+		delete(x.tainted, n.Name)
+	}
 	if rec.known && maps.Equal(rec.labels, n.Labels) {
 		return nil
 	}
@@ -253,6 +262,7 @@ func (x *Index) RemoveNode(name string) error {
 		x.count(p, -1)
 	}
 	x.countDomains(rec.labels, -1)
+	delete(x.tainted, name)
 	rec.labels, rec.obj, rec.known = nil, nil, false
 	if len(rec.pods) == 0 {
 		delete(x.nodes, name)

@@ -637,11 +637,43 @@ func TestPodTopologySpread(t *testing.T) {
 			t.Errorf("%s: PodTopologySpread = %v, %v; want counts %v", tc.name, got, err, tc.want)
 		}
 	}
+	// A domain whose nodes are all left out is absent; a toleration or a
+	// taint's removal (the labels unchanged) brings its nodes back.
+	if err := x.SetNode(node("e", "z4", true)); err != nil {
+		t.Fatal(err)
+	}
+	tolerating := in(web, &honor, nil)
+	tolerating.Spec.Tolerations = []v1.Toleration{{Key: "t", Operator: v1.TolerationOpExists}}
+	for _, tc := range []struct {
+		name string
+		pod  *v1.Pod
+		want map[string]int
+	}{
+		{"a domain of tainted nodes only", in(web, &honor, nil), map[string]int{"z1": 1, "z2": 0, "z3": 0}},
+		{"the taints tolerated", tolerating, map[string]int{"z1": 2, "z2": 0, "z3": 0, "z4": 0}},
+	} {
+		got, err := x.PodTopologySpread(tc.pod)
+		if err != nil || len(got) != 1 || !maps.Equal(got[0].Counts, tc.want) {
+			t.Errorf("%s: PodTopologySpread = %v, %v; want counts %v", tc.name, got, err, tc.want)
+		}
+	}
+	for _, n := range []*v1.Node{node("b", "z1", false), node("e", "z4", false)} {
+		if err := x.SetNode(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := x.PodTopologySpread(in(web, &honor, nil))
+	if want := map[string]int{"z1": 2, "z2": 0, "z3": 0, "z4": 0}; len(got) != 1 || !maps.Equal(got[0].Counts, want) {
+		t.Errorf("taints removed: %v, want %v", got, want)
+	}
+	if err := x.RemoveNode("e"); err != nil {
+		t.Fatal(err)
+	}
 	x.RemovePod("p1")
 	if err := x.SetNode(node("d", "z1", false)); err != nil { // d moves to z1; z3 is gone
 		t.Fatal(err)
 	}
-	got, _ := x.PodTopologySpread(in(web, nil, nil))
+	got, _ = x.PodTopologySpread(in(web, nil, nil))
 	if want := map[string]int{"z1": 1, "z2": 0}; len(got) != 1 || !maps.Equal(got[0].Counts, want) {
 		t.Errorf("after a removal and a relabel: %v, want %v", got, want)
 	}

@@ -33,11 +33,12 @@ type SpreadCounts struct {
 // caller's: the index reads the pod's own.
 //
 // The counts of each constraint are kept per node and per domain of its
-// key. When every node carrying the key is eligible (the pod's node
-// constraints and taints do not enter: the defaults, for most pods) and
-// the constraints share their key, the answer reads the domains; otherwise
-// it visits the nodes, as the inclusion policies are judged per node.
-// Neither visits the pods.
+// key. When the constraints share their key and the pod's node selector
+// and required node affinity do not enter (the pod has none, or the
+// constraints ignore them), the answer reads the domains and then visits
+// the tainted nodes alone, for the constraints that honour taints;
+// otherwise it visits every node, as the node affinity policy is judged
+// per node. Neither visits the pods.
 func (x *Index) PodTopologySpread(pod *v1.Pod) ([]SpreadCounts, error) {
 	if pod == nil {
 		return nil, errors.New("placed: nil pod")
@@ -60,15 +61,22 @@ func (x *Index) PodTopologySpread(pod *v1.Pod) ([]SpreadCounts, error) {
 		shapes[i] = x.incomingShape(pod, incomingSpread, terms.Spread[i:i+1], nil, nil, specs[i:i+1])
 		out[i] = SpreadCounts{TopologyKey: specs[i].TopologyKey, Counts: map[string]int{}}
 	}
-	if everyNodeEligible(pod, specs) {
+	if sharedKey(specs) && !nodeRulesApply(pod, specs) {
 		// The domains are those of every known node carrying the key, and
-		// the shapes keep their counts per domain of it.
+		// the shapes keep their counts per domain of it; a constraint that
+		// honours taints then leaves out the tainted nodes whose taints
+		// the pod does not tolerate, which the index lists apart.
 		key := specs[0].TopologyKey
-		for v := range x.domains[key] {
+		domains := x.domains[key]
+		for i := range specs {
+			out[i].Counts = make(map[string]int, len(domains))
+		}
+		for v := range domains {
 			for i := range specs {
 				out[i].Counts[v] = int(shapes[i].counts[Pair{key, v}])
 			}
 		}
+		x.leaveOutUntolerated(out, shapes, specs, pod, domains)
 		return out, nil
 	}
 	for name, rec := range x.nodes {
@@ -90,29 +98,104 @@ func (x *Index) PodTopologySpread(pod *v1.Pod) ([]SpreadCounts, error) {
 // key: then the constraints' domains are the values of their key, the
 // common case.
 func everyNodeEligible(pod *v1.Pod, specs []v1.TopologySpreadConstraint) bool {
+	return sharedKey(specs) && policiesPassEveryNode(pod, specs)
+}
+
+// sharedKey reports whether the constraints have one topology key.
+func sharedKey(specs []v1.TopologySpreadConstraint) bool {
 	for i := range specs {
 		if specs[i].TopologyKey != specs[0].TopologyKey {
 			return false
 		}
 	}
-	return policiesPassEveryNode(pod, specs)
+	return true
 }
 
 // policiesPassEveryNode reports whether every node passes the constraints'
-// inclusion policies: the pod has no node selector or required node
-// affinity, or no constraint honours them, and no constraint honours
-// taints.
+// inclusion policies: the pod's node rules do not apply (nodeRulesApply)
+// and no constraint honours taints.
 func policiesPassEveryNode(pod *v1.Pod, specs []v1.TopologySpreadConstraint) bool {
-	a := pod.Spec.Affinity
-	nodeRules := len(pod.Spec.NodeSelector) > 0 || a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil
+	if nodeRulesApply(pod, specs) {
+		return false
+	}
 	for i := range specs {
-		c := &specs[i]
-		if nodeRules && (c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor) ||
-			c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor {
+		if honoursTaints(&specs[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// nodeRulesApply reports whether the pod's node selector or required node
+// affinity can leave a node out of a constraint: the pod has one and a
+// constraint honours it (nodeAffinityPolicy, Honor by default).
+func nodeRulesApply(pod *v1.Pod, specs []v1.TopologySpreadConstraint) bool {
+	a := pod.Spec.Affinity
+	if len(pod.Spec.NodeSelector) == 0 && (a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil) {
+		return false
+	}
+	for i := range specs {
+		if c := &specs[i]; c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor {
+			return true
+		}
+	}
+	return false
+}
+
+// honoursTaints reports whether a constraint leaves out the nodes whose
+// taints the pod does not tolerate (nodeTaintsPolicy, Ignore by default).
+func honoursTaints(c *v1.TopologySpreadConstraint) bool {
+	return c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor
+}
+
+// leaveOutUntolerated takes out of the counts of each constraint that
+// honours taints (out, over every node carrying the constraints' one key,
+// whose nodes per domain are domains) the tainted nodes that carry the key
+// and whose taints pod does not tolerate: their pods from their domain's
+// count, and the domain itself once none of its nodes is left. Only the
+// tainted nodes are visited, however many nodes carry the key.
+func (x *Index) leaveOutUntolerated(out []SpreadCounts, shapes []*shape, specs []v1.TopologySpreadConstraint, pod *v1.Pod, domains map[string]int) {
+	if !slices.ContainsFunc(specs, func(c v1.TopologySpreadConstraint) bool { return honoursTaints(&c) }) {
+		return
+	}
+	key := specs[0].TopologyKey
+	type leftOut struct {
+		value string
+		rec   *node
+	}
+	var left []leftOut
+	var emptied []string // the domains all of whose nodes are left out
+	var gone map[string]int
+	for _, rec := range x.tainted {
+		v, ok := rec.labels[key]
+		if !ok || !x.untolerated(pod, rec.obj) {
+			continue
+		}
+		left = append(left, leftOut{v, rec})
+		if n := domains[v]; n == 1 { // the hostname key's every domain
+			emptied = append(emptied, v)
+		} else {
+			if gone == nil {
+				gone = map[string]int{}
+			}
+			if gone[v]++; gone[v] == n {
+				emptied = append(emptied, v)
+			}
+		}
+	}
+	for i := range specs {
+		if !honoursTaints(&specs[i]) {
+			continue
+		}
+		for _, l := range left {
+			if n := shapes[i].nodeCounts[l.rec.name]; n != 0 {
+				out[i].Counts[l.value] -= int(n)
+			}
+		}
+		for _, v := range emptied {
+			delete(out[i].Counts, v)
+		}
+	}
 }
 
 // constraints returns pod's spread constraints whose action is action, in
@@ -151,15 +234,22 @@ func (x *Index) included(c *v1.TopologySpreadConstraint, pod *v1.Pod, node *v1.N
 			return false
 		}
 	}
-	if c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor {
-		doNotSchedule := func(t *v1.Taint) bool {
-			return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
-		}
-		if _, untolerated := v1helper.FindMatchingUntoleratedTaint(logr.Discard(), node.Spec.Taints, pod.Spec.Tolerations, doNotSchedule, x.opts.taintComparison); untolerated {
-			return false
+	return !honoursTaints(c) || !x.untolerated(pod, node)
+}
+
+// untolerated reports whether node has a NoSchedule or NoExecute taint
+// that pod does not tolerate, with Gt and Lt tolerations under
+// WithTaintComparisonOperators: FindMatchingUntoleratedTaint's answer,
+// without the filtered copy of the taints it makes.
+func (x *Index) untolerated(pod *v1.Pod, node *v1.Node) bool {
+	for i := range node.Spec.Taints {
+		t := &node.Spec.Taints[i]
+		if (t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute) &&
+			!v1helper.TolerationsTolerateTaint(logr.Discard(), pod.Spec.Tolerations, t, x.opts.taintComparison) {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // SpreadScore is PodTopologySpread's PreScore state for one ScheduleAnyway

@@ -89,6 +89,15 @@ func (x *Index) Validate() error {
 	if !maps.EqualFunc(domains, x.domains, maps.Equal) {
 		return fmt.Errorf("placed: domains %v, recount %v", x.domains, domains)
 	}
+	tainted := map[string]*node{}
+	for name, n := range x.nodes {
+		if n.known && len(n.obj.Spec.Taints) > 0 {
+			tainted[name] = n
+		}
+	}
+	if !maps.Equal(tainted, x.tainted) {
+		return fmt.Errorf("placed: %d tainted nodes listed, %d known with taints", len(x.tainted), len(tainted))
+	}
 	nodePods := 0
 	for name, n := range x.nodes {
 		if !n.known && len(n.pods) == 0 {

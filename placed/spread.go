@@ -300,7 +300,10 @@ func (x *Index) PodTopologySpreadScores(pod *v1.Pod, filtered []string, requireA
 	defer x.mu.Unlock()
 	known := false
 	for _, rec := range x.nodes {
-		known = known || rec.known
+		if rec.known {
+			known = true
+			break
+		}
 	}
 	if !known { // PreScore skips before it reads the constraints
 		return SpreadScores{}, true, nil

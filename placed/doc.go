@@ -3,9 +3,10 @@
 // and PodTopologySpread compute in PreFilter and PreScore by scanning
 // every placed pod: InterPodAffinity's in time that follows
 // the incoming pod's terms and the topology domains with a count,
-// PodTopologySpread's in time that follows the nodes (its inclusion
-// policies are judged per node), neither in time that follows the placed
-// pods.
+// PodTopologySpread's in time that follows the domains of its key (and
+// the tainted nodes, for a constraint that honours taints), or the nodes
+// where the pod's node affinity is judged per node, neither in time that
+// follows the placed pods.
 //
 // # Answers
 //

@@ -10,6 +10,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/affinityq/affinityq/index"
@@ -100,11 +101,16 @@ type Index struct {
 	// node carrying its key is eligible.
 	domains map[string]map[string]int
 	// tainted holds the known nodes with taints: the only ones a spread
-	// constraint honouring taints can leave out.
-	tainted map[string]*node
-	pods    map[types.UID]*placedPod
-	byID    []*placedPod // by id; nil for free ids
-	free    []uint32
+	// constraint honouring taints can leave out. nodesGen counts the
+	// changes of a node's labels or taints, and of the nodes known;
+	// leftMemo is the last answer of which tainted nodes a set of
+	// tolerations leaves out (leftOutBy), good while nodesGen stays.
+	tainted  map[string]*node
+	nodesGen uint64
+	leftMemo *leftOut
+	pods     map[types.UID]*placedPod
+	byID     []*placedPod // by id; nil for free ids
+	free     []uint32
 
 	// Label postings over placed-pod ids: by namespace, and by namespace,
 	// key and value (exists false) or namespace and key (exists true).
@@ -222,6 +228,9 @@ func (x *Index) SetNode(n *v1.Node) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	rec := x.node(n.Name)
+	if !rec.known || !equality.Semantic.DeepEqual(rec.obj.Spec.Taints, n.Spec.Taints) {
+		x.nodesGen++
+	}
 	rec.obj = n // its taints and fields, which spread's inclusion policies read
 	if len(n.Spec.Taints) > 0 {
 		x.tainted[n.Name] = rec
@@ -231,6 +240,7 @@ func (x *Index) SetNode(n *v1.Node) error {
 	if rec.known && maps.Equal(rec.labels, n.Labels) {
 		return nil
 	}
+	x.nodesGen++
 	for p := range rec.pods {
 		x.count(p, -1)
 	}
@@ -263,6 +273,7 @@ func (x *Index) RemoveNode(name string) error {
 	}
 	x.countDomains(rec.labels, -1)
 	delete(x.tainted, name)
+	x.nodesGen++
 	rec.labels, rec.obj, rec.known = nil, nil, false
 	if len(rec.pods) == 0 {
 		delete(x.nodes, name)

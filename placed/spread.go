@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	v1helper "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
@@ -158,41 +159,17 @@ func (x *Index) leaveOutUntolerated(out []SpreadCounts, shapes []*shape, specs [
 	if !slices.ContainsFunc(specs, func(c v1.TopologySpreadConstraint) bool { return honoursTaints(&c) }) {
 		return
 	}
-	key := specs[0].TopologyKey
-	type leftOut struct {
-		value string
-		rec   *node
-	}
-	var left []leftOut
-	var emptied []string // the domains all of whose nodes are left out
-	var gone map[string]int
-	for _, rec := range x.tainted {
-		v, ok := rec.labels[key]
-		if !ok || !x.untolerated(pod, rec.obj) {
-			continue
-		}
-		left = append(left, leftOut{v, rec})
-		if n := domains[v]; n == 1 { // the hostname key's every domain
-			emptied = append(emptied, v)
-		} else {
-			if gone == nil {
-				gone = map[string]int{}
-			}
-			if gone[v]++; gone[v] == n {
-				emptied = append(emptied, v)
-			}
-		}
-	}
+	m := x.leftOutBy(pod.Spec.Tolerations, specs[0].TopologyKey, domains)
 	for i := range specs {
 		if !honoursTaints(&specs[i]) {
 			continue
 		}
-		for _, l := range left {
-			if n := shapes[i].nodeCounts[l.rec.name]; n != 0 {
+		for _, l := range m.left {
+			if n := shapes[i].nodeCounts[l.name]; n != 0 {
 				out[i].Counts[l.value] -= int(n)
 			}
 		}
-		for _, v := range emptied {
+		for _, v := range m.emptied {
 			delete(out[i].Counts, v)
 		}
 	}
@@ -234,18 +211,65 @@ func (x *Index) included(c *v1.TopologySpreadConstraint, pod *v1.Pod, node *v1.N
 			return false
 		}
 	}
-	return !honoursTaints(c) || !x.untolerated(pod, node)
+	return !honoursTaints(c) || !x.untolerated(pod.Spec.Tolerations, node)
+}
+
+// leftOut is which tainted nodes a set of tolerations leaves out of the
+// domains of a topology key: those carrying the key with a taint the
+// tolerations do not tolerate (their names and values), and the domains
+// all of whose nodes they are. It holds until a node's labels or taints
+// change (nodesGen); the replicas of a workload share their tolerations,
+// so that their questions visit no node object.
+type leftOut struct {
+	gen         uint64
+	key         string
+	tolerations []v1.Toleration
+	left        []leftNode
+	emptied     []string
+}
+
+type leftNode struct{ name, value string }
+
+// leftOutBy returns the tainted nodes that tolerations leave out of the
+// domains of key, whose nodes per value are domains: the memo when it is
+// of the same tolerations and key and no node has changed since, else
+// afresh from the tainted nodes.
+func (x *Index) leftOutBy(tolerations []v1.Toleration, key string, domains map[string]int) *leftOut {
+	if m := x.leftMemo; m != nil && m.gen == x.nodesGen && m.key == key && equality.Semantic.DeepEqual(m.tolerations, tolerations) {
+		return m
+	}
+	m := &leftOut{gen: x.nodesGen, key: key, tolerations: slices.Clone(tolerations)}
+	var gone map[string]int
+	for _, rec := range x.tainted {
+		v, ok := rec.labels[key]
+		if !ok || !x.untolerated(tolerations, rec.obj) {
+			continue
+		}
+		m.left = append(m.left, leftNode{rec.name, v})
+		if n := domains[v]; n == 1 { // the hostname key's every domain
+			m.emptied = append(m.emptied, v)
+		} else {
+			if gone == nil {
+				gone = map[string]int{}
+			}
+			if gone[v]++; gone[v] == n {
+				m.emptied = append(m.emptied, v)
+			}
+		}
+	}
+	x.leftMemo = m
+	return m
 }
 
 // untolerated reports whether node has a NoSchedule or NoExecute taint
-// that pod does not tolerate, with Gt and Lt tolerations under
+// that tolerations do not tolerate, with Gt and Lt tolerations under
 // WithTaintComparisonOperators: FindMatchingUntoleratedTaint's answer,
 // without the filtered copy of the taints it makes.
-func (x *Index) untolerated(pod *v1.Pod, node *v1.Node) bool {
+func (x *Index) untolerated(tolerations []v1.Toleration, node *v1.Node) bool {
 	for i := range node.Spec.Taints {
 		t := &node.Spec.Taints[i]
 		if (t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute) &&
-			!v1helper.TolerationsTolerateTaint(logr.Discard(), pod.Spec.Tolerations, t, x.opts.taintComparison) {
+			!v1helper.TolerationsTolerateTaint(logr.Discard(), tolerations, t, x.opts.taintComparison) {
 			return true
 		}
 	}

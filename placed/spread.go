@@ -60,7 +60,8 @@ func (x *Index) PodTopologySpread(pod *v1.Pod) ([]SpreadCounts, error) {
 	out := make([]SpreadCounts, len(specs))
 	for i := range specs {
 		shapes[i] = x.incomingShape(pod, incomingSpread, terms.Spread[i:i+1], nil, nil, specs[i:i+1])
-		out[i] = SpreadCounts{TopologyKey: specs[i].TopologyKey, Counts: map[string]int{}}
+		// At most a domain per value of the key among the known nodes.
+		out[i] = SpreadCounts{TopologyKey: specs[i].TopologyKey, Counts: make(map[string]int, len(x.domains[specs[i].TopologyKey]))}
 	}
 	if sharedKey(specs) && !nodeRulesApply(pod, specs) {
 		// The domains are those of every known node carrying the key, and
@@ -69,9 +70,6 @@ func (x *Index) PodTopologySpread(pod *v1.Pod) ([]SpreadCounts, error) {
 		// the pod does not tolerate, which the index lists apart.
 		key := specs[0].TopologyKey
 		domains := x.domains[key]
-		for i := range specs {
-			out[i].Counts = make(map[string]int, len(domains))
-		}
 		for v := range domains {
 			for i := range specs {
 				out[i].Counts[v] = int(shapes[i].counts[Pair{key, v}])

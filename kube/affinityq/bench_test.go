@@ -68,6 +68,32 @@ func benchObjects(pending []*v1.Pod) []runtime.Object {
 	return objs
 }
 
+// parkedQueues returns two kube-scheduler PriorityQueues of the README
+// configuration holding pending in the unschedulable pool, rejected as rj
+// picks, and their hint counters: "on" with the wrappers' registrations as
+// they are (pre-hints and gated hints), "off" with the in-tree hints alone.
+func parkedQueues(ctx context.Context, b *testing.B, pending []*v1.Pod, rj map[string]rejecters) (map[string]*queue.PriorityQueue, map[string]*hintCounter) {
+	logger := klog.FromContext(ctx)
+	s := newScheduler(b, readmeConfig(b), benchObjects(pending)...)
+	var with, without hintCounter
+	now := time.Now()
+	queues := map[string]*queue.PriorityQueue{
+		"on":  s.newQueue(ctx, with.instrument(s.hints, true), testingclock.NewFakeClock(now)),
+		"off": s.newQueue(ctx, without.instrument(s.ungatedHints, false), testingclock.NewFakeClock(now)),
+	}
+	s.start(b)
+	for _, q := range queues {
+		for _, p := range pending {
+			q.Add(ctx, p)
+		}
+		park(b, logger, q, 0, rj)
+		if got := len(q.UnschedulablePods()); got != len(pending) {
+			b.Fatalf("%d pods parked, want %d", got, len(pending))
+		}
+	}
+	return queues, map[string]*hintCounter{"on": &with, "off": &without}
+}
+
 // BenchmarkQueueEvent measures kube-scheduler's PriorityQueue handling one
 // assigned-pod event with 100,000 unschedulable pods (1,000 under -short),
 // all rejected by InterPodAffinity, with the README configuration: with
@@ -93,26 +119,8 @@ func BenchmarkQueueEvent(b *testing.B) {
 	defer cancel()
 
 	pending, partners := benchPartners(n)
-	objs := benchObjects(pending)
-	s := newScheduler(b, readmeConfig(b), objs...)
 	rj := map[string]rejecters{v1.DefaultSchedulerName: {affinity: affinityq.InterPodAffinityName}}
-	var with, without hintCounter
-	now := time.Now()
-	queues := map[string]*queue.PriorityQueue{
-		"on":  s.newQueue(ctx, with.instrument(s.hints, true), testingclock.NewFakeClock(now)),
-		"off": s.newQueue(ctx, without.instrument(s.ungatedHints, false), testingclock.NewFakeClock(now)),
-	}
-	counters := map[string]*hintCounter{"on": &with, "off": &without}
-	s.start(b)
-	for _, q := range queues {
-		for _, p := range pending {
-			q.Add(ctx, p)
-		}
-		park(b, logger, q, 0, rj)
-		if got := len(q.UnschedulablePods()); got != n {
-			b.Fatalf("%d pods parked, want %d", got, n)
-		}
-	}
+	queues, counters := parkedQueues(ctx, b, pending, rj)
 
 	blue := &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns0", Name: "blue", UID: "blue", Labels: map[string]string{"color": "blue-a"}},
@@ -175,6 +183,62 @@ func BenchmarkQueueEvent(b *testing.B) {
 				b.ReportMetric(float64(moves)/float64(ops), "moved/op")
 			})
 		}
+	}
+}
+
+// BenchmarkQueueEventAvoided measures kube-scheduler's PriorityQueue
+// handling the addition of an assigned pod that every parked pod avoids:
+// 10,000 unschedulable anti-affinity replicas (1,000 under -short), each
+// kept by InterPodAffinity off the nodes of the pods labelled color=green,
+// and a green pod placed, as in scheduler_perf's PodAdd. No in-tree hint
+// queues a pod for a pod it avoids being added, so the pre-hint names none
+// of them; prehint=off is what kube-scheduler does with the in-tree
+// plugins, asking every replica's hint.
+func BenchmarkQueueEventAvoided(b *testing.B) {
+	n := 10_000
+	if testing.Short() {
+		n = 1_000
+	}
+	featuregatetesting.SetFeatureGateDuringTest(b, utilfeature.DefaultFeatureGate, features.SchedulerPreQueueingHints, true)
+	logger := klog.Logger(logr.Discard())
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
+	defer cancel()
+
+	avoid := &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"color": "green"}},
+		TopologyKey:   v1.LabelHostname,
+	}}}
+	pending := make([]*v1.Pod, n)
+	for i := range pending {
+		name := "replica-" + strconv.Itoa(i)
+		pending[i] = &v1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ns0", Name: name, UID: types.UID(name), Labels: map[string]string{"app": "replica"}},
+			Spec:       v1.PodSpec{SchedulerName: v1.DefaultSchedulerName, Affinity: &v1.Affinity{PodAntiAffinity: avoid}},
+		}
+	}
+	rj := map[string]rejecters{v1.DefaultSchedulerName: {affinity: affinityq.InterPodAffinityName}}
+	queues, counters := parkedQueues(ctx, b, pending, rj)
+	for _, pre := range []string{"off", "on"} {
+		q, c := queues[pre], counters[pre]
+		b.Run("pods="+strconv.Itoa(n)+"/prehint="+pre, func(b *testing.B) {
+			b.ReportAllocs()
+			hints0, returned0 := c.hints.Load(), c.returned.Load()
+			ops := 0
+			for b.Loop() {
+				name := "green-" + strconv.Itoa(ops)
+				green := &v1.Pod{
+					ObjectMeta: metav1.ObjectMeta{Namespace: "ns0", Name: name, UID: types.UID(name), Labels: map[string]string{"color": "green"}},
+					Spec:       v1.PodSpec{NodeName: "node-0"},
+				}
+				q.MoveAllToActiveOrBackoffQueue(logger, framework.EventAssignedPodAdd, nil, green, nil)
+				ops++
+			}
+			if moved := len(q.PodsInActiveQ()) + len(q.PodsInBackoffQ()); moved != 0 {
+				b.Fatalf("%d pods moved, want none", moved)
+			}
+			b.ReportMetric(float64(c.hints.Load()-hints0)/float64(ops), "hints/op")
+			b.ReportMetric(float64(c.returned.Load()-returned0)/float64(ops), "candidates/op")
+		})
 	}
 }
 

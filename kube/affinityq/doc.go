@@ -15,9 +15,11 @@
 // registered: at 100,000 such pods, about a second per assigned-pod event.
 // With one, the queue first asks the pre-hint which pods are worth asking
 // about and runs the hints for those only. The wrappers answer from an
-// index.Index of the pending pods, under its Relation rules, which are a
-// superset of the in-tree hints: the in-tree QueueingHintFns still decide
-// exactly which pods move; the index only narrows whom they are asked about.
+// index.Index of the pending pods, under its Transition rules (the in-tree
+// hints written as index rules, broadened where upstream has bugs), so a
+// superset of the pods the in-tree hints queue: the in-tree QueueingHintFns
+// still decide exactly which pods move; the index only narrows whom they
+// are asked about.
 //
 // # Plugins
 //

@@ -292,8 +292,8 @@ func (t *Tracker) Confirm(pod *v1.Pod) {
 func (t *Tracker) Generation() uint64 { return t.gen.Load() }
 
 // Candidates returns the pending pods an event may affect under rules:
-// the index's hits whose Relation intersects rules, and every foreign, dirty
-// or relabelled pod. Names may repeat.
+// the index's hits whose rules for the event (narrowingRules) intersect
+// rules, and every foreign, dirty or relabelled pod. Names may repeat.
 func (t *Tracker) Candidates(ev *index.Event, rules index.RuleSet, buf []index.Hit[*v1.Pod]) ([]types.NamespacedName, []index.Hit[*v1.Pod]) {
 	start := time.Now()
 	buf = t.lookup(buf[:0], ev)
@@ -305,7 +305,7 @@ func (t *Tracker) Candidates(ev *index.Event, rules index.RuleSet, buf []index.H
 	t.marksMu.Unlock()
 	out := make([]types.NamespacedName, 0, len(buf)+n)
 	for i := range buf {
-		if buf[i].Relation&rules != 0 {
+		if narrowingRules(ev.Kind, buf[i].Relation, buf[i].Transition)&rules != 0 {
 			out = append(out, nameOf(buf[i].Pod))
 		}
 	}
@@ -323,6 +323,34 @@ func (t *Tracker) Candidates(ev *index.Event, rules index.RuleSet, buf []index.H
 	t.marksMu.Unlock()
 	clear(buf)
 	return out, buf[:0]
+}
+
+// narrowingRules returns, of a pod's Relation and Transition rules for an
+// event of kind k, the ones whose plugins may queue the pod in
+// kube-scheduler: a superset of the plugins whose in-tree QueueingHintFn
+// answers Queue.
+//
+// Transition is those hints written as index rules (DESIGN.md), with two
+// differences: upstream's bugs fixed (which only queues more), and
+// namespace selectors read against the namespace's labels where the
+// in-tree hints read none (the tracker feeds the index the terms that
+// match a namespace without labels as {}, so a term matches wherever the
+// in-tree one does). For an added or deleted pod Transition's rules only
+// assert that terms match, so matching more can only queue more, and it is
+// the answer. For an update they also assert that a term no longer
+// matches (the updated pod left an anti-affinity term, or did not match
+// every affinity term before), which the namespace's labels can turn
+// false where the in-tree hint finds true; Relation, the plugins with a
+// term either version matches, is a superset of it there.
+//
+// Relation alone would name, for each pod added, every pending pod with an
+// anti-affinity term the pod matches, which no in-tree hint queues: each
+// replica placed would ask the queue about every pod that avoids it.
+func narrowingRules(k index.EventKind, relation, transition index.RuleSet) index.RuleSet {
+	if k == index.AssignedPodUpdate {
+		return relation
+	}
+	return transition
 }
 
 // RecordStats refreshes the index's gauges, at most once per statsEvery.
@@ -345,7 +373,7 @@ func (t *Tracker) SelfCheck(ev *index.Event, rules index.RuleSet) {
 	defer t.mu.Unlock()
 	found := map[types.UID]bool{}
 	for _, h := range t.lookup(nil, ev) {
-		if h.Relation&rules != 0 {
+		if narrowingRules(ev.Kind, h.Relation, h.Transition)&rules != 0 {
 			found[h.Pod.UID] = true
 		}
 	}
@@ -360,9 +388,10 @@ func (t *Tracker) SelfCheck(ev *index.Event, rules index.RuleSet) {
 		if !ok || found[pod.UID] {
 			continue
 		}
-		if relation, _ := t.ix.Affected(p, ev, nil); relation&rules != 0 {
+		relation, transition := t.ix.Affected(p, ev, nil)
+		if affected := narrowingRules(ev.Kind, relation, transition); affected&rules != 0 {
 			selfCheckDivergencesTotal.Inc()
-			t.logger.Error(nil, "Index lookup missed a pod the event affects", "pod", klog.KObj(pod), "event", ev.Kind.String(), "rules", relation&rules)
+			t.logger.Error(nil, "Index lookup missed a pod the event affects", "pod", klog.KObj(pod), "event", ev.Kind.String(), "rules", affected&rules)
 		}
 	}
 }

@@ -235,3 +235,47 @@ func TestSelfCheckCountsMissedPods(t *testing.T) {
 		t.Errorf("a lookup that misses p checked: checks +%v, divergences +%v, want +2, +1", c-checks, d-divergences)
 	}
 }
+
+// TestCandidatesFollowTheInTreeHints checks which of an event's related
+// pods Candidates names: an added pod that a pending pod's anti-affinity
+// term avoids, or a deleted one that its affinity term wanted, is no reason
+// for any in-tree hint to queue it, so Candidates leaves it out; a pod
+// relabelled is named whenever either version relates to the pending pod
+// (Relation), since the in-tree hints ask whether it left a term, which a
+// namespace's labels can change.
+func TestCandidatesFollowTheInTreeHints(t *testing.T) {
+	tr, store := newTestTracker(t)
+	p := testPod("p", v1.DefaultSchedulerName, nil)
+	p.Spec.Affinity.PodAntiAffinity = &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+		TopologyKey:   "zone",
+	}}}
+	if err := store.Add(p); err != nil {
+		t.Fatal(err)
+	}
+	tr.onPod(p)
+	assigned := func(app string) *v1.Pod {
+		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "q", UID: "q", Labels: map[string]string{"app": app}}, Spec: v1.PodSpec{NodeName: "n"}}
+	}
+	db, web, other := assigned("db"), assigned("web"), assigned("other")
+	for _, tc := range []struct {
+		what string
+		ev   index.Event
+		want []string
+	}{
+		{"the wanted pod added", index.Event{Kind: index.AssignedPodAdd, NewPod: db}, []string{"p"}},
+		{"an avoided pod added", index.Event{Kind: index.AssignedPodAdd, NewPod: web}, nil},
+		{"the avoided pod deleted", index.Event{Kind: index.AssignedPodDelete, OldPod: web}, []string{"p"}},
+		{"a wanted pod deleted", index.Event{Kind: index.AssignedPodDelete, OldPod: db}, nil},
+		{"an avoided pod relabelled", index.Event{Kind: index.AssignedPodUpdate, OldPod: web, NewPod: other}, []string{"p"}},
+		{"a pod relabelled to be avoided", index.Event{Kind: index.AssignedPodUpdate, OldPod: other, NewPod: web}, []string{"p"}},
+		{"an unrelated pod relabelled", index.Event{Kind: index.AssignedPodUpdate, OldPod: other, NewPod: assigned("none")}, nil},
+	} {
+		got, _ := tr.Candidates(&tc.ev, index.InterPodAffinity|index.PodTopologySpread, nil)
+		var gotNames []string
+		for _, n := range got {
+			gotNames = append(gotNames, n.Name)
+		}
+		want(t, tc.what, gotNames, tc.want...)
+	}
+}

@@ -97,6 +97,21 @@ func (w *world) check(what string, ev *index.Event, want map[types.UID]Effect) {
 			w.t.Fatalf("%s: pod %s: Transition %v not within Relation %v", what, uid, e.Transition, e.Relation)
 		}
 	}
+	// LookupWhere returns the hits its filter keeps, whole: here those with
+	// a Transition rule, or a Relation rule of one plugin (picked by the
+	// number of hits, so that both are).
+	only := []index.RuleSet{index.InterPodAffinity, index.PodTopologySpread}[len(w.hits)%2]
+	keep := func(relation, transition index.RuleSet) bool { return transition != 0 || relation&only != 0 }
+	w.hits = w.ix.LookupWhere(w.hits[:0], ev, keep)
+	kept := map[types.UID]Effect{}
+	for uid, e := range want {
+		if keep(index.RuleSet(e.Relation), index.RuleSet(e.Transition)) {
+			kept[uid] = e
+		}
+	}
+	if diff := cmp.Diff(kept, toEffects(w.hits)); diff != "" {
+		w.t.Fatalf("%s: LookupWhere's hits differ from the reference's kept ones (-reference +index):\n%s\nevent: %s", what, diff, describe(ev))
+	}
 }
 
 func (w *world) validate(what string) {

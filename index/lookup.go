@@ -34,13 +34,13 @@ type gathered[T any] struct {
 	m termMatches
 }
 
-// lookup appends to dst the hits of e among the shard's pods, using sc.
-// Each candidate group is evaluated once, and all its members are hits or
-// none is. The groups are gathered first and evaluated after: gathering is
+// lookup appends to dst the hits of e among the shard's pods for whose
+// rules keep (if not nil) reports true, using sc. Each candidate group is
+// evaluated once, and all its members are hits or none is. The groups are gathered first and evaluated after: gathering is
 // a short loop of independent loads, so the cache misses of many groups
 // overlap, where evaluating each as it is found would wait for them one by
 // one.
-func (s *shard[T]) lookup(dst []Hit[T], e *prepared, sc *scratch[T]) []Hit[T] {
+func (s *shard[T]) lookup(dst []Hit[T], e *prepared, sc *scratch[T], keep func(relation, transition RuleSet) bool) []Hit[T] {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.pods == 0 {
@@ -67,7 +67,7 @@ func (s *shard[T]) lookup(dst []Hit[T], e *prepared, sc *scratch[T]) []Hit[T] {
 				memo.put(&g.shape, cg.m, rel, tr)
 			}
 		}
-		if rel|tr == 0 {
+		if rel|tr == 0 || keep != nil && !keep(rel, tr) {
 			continue
 		}
 		for i := range g.size() {

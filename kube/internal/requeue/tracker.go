@@ -35,7 +35,7 @@ import (
 type Tracker struct {
 	// Set by New, then read-only.
 	ix                   *index.Index[*v1.Pod]
-	lookup               func([]index.Hit[*v1.Pod], *index.Event) []index.Hit[*v1.Pod] // ix.Lookup; tests replace it while no pre-hint runs
+	lookup               func([]index.Hit[*v1.Pod], *index.Event, func(index.RuleSet, index.RuleSet) bool) []index.Hit[*v1.Pod] // ix.LookupWhere; tests replace it while no pre-hint runs
 	lister               corelisters.PodLister
 	reg                  cache.ResourceEventHandlerRegistration // the pod handler's registration
 	spreadMatchLabelKeys bool
@@ -84,7 +84,7 @@ func New(factory informers.SharedInformerFactory, spreadMatchLabelKeys bool, log
 	ix := index.New[*v1.Pod](index.WithNamespaceLabels(feed.NamespaceLabels(namespaces)))
 	t := &Tracker{
 		ix:                   ix,
-		lookup:               ix.Lookup,
+		lookup:               ix.LookupWhere,
 		lister:               podInformer.Lister(),
 		spreadMatchLabelKeys: spreadMatchLabelKeys,
 		logger:               logger,
@@ -296,7 +296,7 @@ func (t *Tracker) Generation() uint64 { return t.gen.Load() }
 // rules, and every foreign, dirty or relabelled pod. Names may repeat.
 func (t *Tracker) Candidates(ev *index.Event, rules index.RuleSet, buf []index.Hit[*v1.Pod]) ([]types.NamespacedName, []index.Hit[*v1.Pod]) {
 	start := time.Now()
-	buf = t.lookup(buf[:0], ev)
+	buf = t.lookup(buf[:0], ev, narrowsTo(ev.Kind, rules))
 	indexLookupDuration.WithLabelValues(ev.Kind.String()).Observe(time.Since(start).Seconds())
 	t.mu.Lock()
 	n := len(t.foreign) + len(t.relabelled)
@@ -305,9 +305,7 @@ func (t *Tracker) Candidates(ev *index.Event, rules index.RuleSet, buf []index.H
 	t.marksMu.Unlock()
 	out := make([]types.NamespacedName, 0, len(buf)+n)
 	for i := range buf {
-		if narrowingRules(ev.Kind, buf[i].Relation, buf[i].Transition)&rules != 0 {
-			out = append(out, nameOf(buf[i].Pod))
-		}
+		out = append(out, nameOf(buf[i].Pod))
 	}
 	for _, f := range t.foreign {
 		out = append(out, f.name)
@@ -353,6 +351,14 @@ func narrowingRules(k index.EventKind, relation, transition index.RuleSet) index
 	return transition
 }
 
+// narrowsTo returns the filter of an index lookup for an event of kind k
+// that keeps the pods whose narrowingRules intersect rules.
+func narrowsTo(k index.EventKind, rules index.RuleSet) func(relation, transition index.RuleSet) bool {
+	return func(relation, transition index.RuleSet) bool {
+		return narrowingRules(k, relation, transition)&rules != 0
+	}
+}
+
 // RecordStats refreshes the index's gauges, at most once per statsEvery.
 func (t *Tracker) RecordStats() {
 	now := time.Now().UnixNano()
@@ -372,10 +378,8 @@ func (t *Tracker) SelfCheck(ev *index.Event, rules index.RuleSet) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	found := map[types.UID]bool{}
-	for _, h := range t.lookup(nil, ev) {
-		if narrowingRules(ev.Kind, h.Relation, h.Transition)&rules != 0 {
-			found[h.Pod.UID] = true
-		}
+	for _, h := range t.lookup(nil, ev, narrowsTo(ev.Kind, rules)) {
+		found[h.Pod.UID] = true
 	}
 	pods, err := t.lister.List(labels.Everything())
 	if err != nil {

@@ -229,7 +229,9 @@ func TestSelfCheckCountsMissedPods(t *testing.T) {
 	if c, d := count(); c != checks+1 || d != divergences {
 		t.Errorf("a right lookup checked: checks +%v, divergences +%v, want +1, +0", c-checks, d-divergences)
 	}
-	tr.lookup = func(dst []index.Hit[*v1.Pod], _ *index.Event) []index.Hit[*v1.Pod] { return dst[:0] }
+	tr.lookup = func(dst []index.Hit[*v1.Pod], _ *index.Event, _ func(index.RuleSet, index.RuleSet) bool) []index.Hit[*v1.Pod] {
+		return dst[:0]
+	}
 	tr.SelfCheck(ev, index.InterPodAffinity)
 	if c, d := count(); c != checks+2 || d != divergences+1 {
 		t.Errorf("a lookup that misses p checked: checks +%v, divergences +%v, want +2, +1", c-checks, d-divergences)

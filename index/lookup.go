@@ -36,10 +36,10 @@ type gathered[T any] struct {
 
 // lookup appends to dst the hits of e among the shard's pods for whose
 // rules keep (if not nil) reports true, using sc. Each candidate group is
-// evaluated once, and all its members are hits or none is. The groups are gathered first and evaluated after: gathering is
-// a short loop of independent loads, so the cache misses of many groups
-// overlap, where evaluating each as it is found would wait for them one by
-// one.
+// evaluated once, and all its members are hits or none is. The groups are
+// gathered first and evaluated after: gathering is a short loop of
+// independent loads, so the cache misses of many groups overlap, where
+// evaluating each as it is found would wait for them one by one.
 func (s *shard[T]) lookup(dst []Hit[T], e *prepared, sc *scratch[T], keep func(relation, transition RuleSet) bool) []Hit[T] {
 	s.mu.RLock()
 	defer s.mu.RUnlock()

@@ -68,6 +68,17 @@ func benchObjects(pending []*v1.Pod) []runtime.Object {
 	return objs
 }
 
+// queueBench turns SchedulerPreQueueingHints on for b and returns a
+// context, cancelled when b ends, whose logger discards: kube-scheduler
+// logs every hint at V(5).
+func queueBench(b *testing.B) (context.Context, klog.Logger) {
+	featuregatetesting.SetFeatureGateDuringTest(b, utilfeature.DefaultFeatureGate, features.SchedulerPreQueueingHints, true)
+	logger := klog.Logger(logr.Discard())
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
+	b.Cleanup(cancel)
+	return ctx, logger
+}
+
 // parkedQueues returns two kube-scheduler PriorityQueues of the README
 // configuration holding pending in the unschedulable pool, rejected as rj
 // picks, and their hint counters: "on" with the wrappers' registrations as
@@ -113,10 +124,7 @@ func BenchmarkQueueEvent(b *testing.B) {
 	if testing.Short() {
 		n = 1_000
 	}
-	featuregatetesting.SetFeatureGateDuringTest(b, utilfeature.DefaultFeatureGate, features.SchedulerPreQueueingHints, true)
-	logger := klog.Logger(logr.Discard())
-	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
-	defer cancel()
+	ctx, logger := queueBench(b)
 
 	pending, partners := benchPartners(n)
 	rj := map[string]rejecters{v1.DefaultSchedulerName: {affinity: affinityq.InterPodAffinityName}}
@@ -199,10 +207,7 @@ func BenchmarkQueueEventAvoided(b *testing.B) {
 	if testing.Short() {
 		n = 1_000
 	}
-	featuregatetesting.SetFeatureGateDuringTest(b, utilfeature.DefaultFeatureGate, features.SchedulerPreQueueingHints, true)
-	logger := klog.Logger(logr.Discard())
-	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
-	defer cancel()
+	ctx, logger := queueBench(b)
 
 	avoid := &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
 		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"color": "green"}},

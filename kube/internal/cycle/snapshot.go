@@ -226,10 +226,11 @@ func (v *View) walk(list []fwk.NodeInfo, group bool) error {
 	strict := v.strict || group
 	v.strict = group
 	same := len(list) == len(v.order)
+	listed := 0 // the nodes of v.nodes this walk marks seen
 	for i, ni := range list {
 		if i < len(v.order) {
 			if o := v.order[i]; o.node != nil && o.info == ni && o.gen == ni.GetGeneration() && (!strict || o.node.current(ni)) {
-				v.seen[o.slot] = v.epoch
+				listed += v.see(o.slot)
 				continue
 			}
 		}
@@ -250,7 +251,7 @@ func (v *View) walk(list []fwk.NodeInfo, group bool) error {
 			if !n.slotted() {
 				v.changed = append(v.changed, n)
 			}
-			v.seen[n.slot] = v.epoch
+			listed += v.see(n.slot)
 			rec.node, rec.slot = n, n.slot
 		}
 		if i < len(v.order) {
@@ -270,6 +271,9 @@ func (v *View) walk(list []fwk.NodeInfo, group bool) error {
 	var errs []error
 	var gone []*viewNode
 	for name, n := range v.nodes {
+		if listed == len(v.nodes) { // the nodes left are the walk's: none of the rest is gone
+			break
+		}
 		if v.seen[n.slot] == v.epoch {
 			continue
 		}
@@ -292,6 +296,16 @@ func (v *View) walk(list []fwk.NodeInfo, group bool) error {
 	v.republish(v.changed, gone)
 	v.clearChanged()
 	return nil
+}
+
+// see marks the node of slot seen by the current walk and returns 1, or 0
+// if the walk has marked it already.
+func (v *View) see(slot int32) int {
+	if v.seen[slot] == v.epoch {
+		return 0
+	}
+	v.seen[slot] = v.epoch
+	return 1
 }
 
 // ask syncs the index with list, the node list of the cycle whose state

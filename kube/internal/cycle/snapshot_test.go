@@ -406,6 +406,65 @@ func BenchmarkSyncBusyNode(b *testing.B) {
 	}
 }
 
+// BenchmarkSyncOneNodeChanged syncs the view of a cluster of nodes=N
+// nodes, one placed pod on each, after one more pod is bound to one of
+// them: what every scheduling cycle of a large cluster pays to find the
+// node the previous cycle's pod changed. The cache's own update and
+// snapshot are not timed.
+func BenchmarkSyncOneNodeChanged(b *testing.B) {
+	metrics.Register()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logger := klog.FromContext(ctx)
+	for _, nodes := range []int{500, 5000} {
+		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
+			c := internalcache.New(ctx, nil, false, false)
+			pod := func(i int) *v1.Pod {
+				node := fmt.Sprintf("node-%d", i%nodes)
+				return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("p%d", i), Namespace: "ns", UID: types.UID(fmt.Sprintf("uid-%d", i)),
+					Labels: map[string]string{"color": "green"}}, Spec: v1.PodSpec{NodeName: node}}
+			}
+			for i := range nodes {
+				name := fmt.Sprintf("node-%d", i)
+				c.AddNode(logger, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name, "zone": fmt.Sprintf("zone-%d", i%3)}}})
+				if err := c.AddPod(logger, pod(i)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			snap := internalcache.NewEmptySnapshot()
+			view := NewView(func() *placed.Index { return placed.New() })
+			next := nodes
+			step := func() {
+				if err := c.AddPod(logger, pod(next*7919)); err != nil {
+					b.Fatal(err)
+				}
+				next++
+				if err := c.UpdateSnapshot(logger, snap); err != nil {
+					b.Fatal(err)
+				}
+			}
+			step()
+			list, err := snap.NodeInfos().List()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := view.sync(list); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				b.StopTimer()
+				step()
+				b.StartTimer()
+				if err := view.sync(list); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // checkScored checks what PreScore reads through the view against the
 // nodes' labels: scoredValues for some of list's nodes, and copies of
 // some (new node objects, without a slot, one with a value no synced node

@@ -349,8 +349,7 @@ func checkView(t *testing.T, at string, view *View, list []fwk.NodeInfo, r *rand
 
 // BenchmarkSyncBusyNode syncs the view after one pod is added to a node
 // that holds placed=N pods (PodAdd's anchor node: every unblocker lands
-// there), the cycle's cost of reading the changed node. The cache's own
-// update and snapshot are not timed.
+// there), the cycle's cost of reading the changed node.
 func BenchmarkSyncBusyNode(b *testing.B) {
 	metrics.Register()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -363,45 +362,13 @@ func BenchmarkSyncBusyNode(b *testing.B) {
 				name := fmt.Sprintf("node-%d", i)
 				c.AddNode(logger, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}}})
 			}
-			pod := func(i int) *v1.Pod {
-				return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("p%d", i), Namespace: "ns", UID: types.UID(fmt.Sprintf("uid-%d", i)),
-					Labels: map[string]string{"color": "green"}}, Spec: v1.PodSpec{NodeName: "node-0"}}
-			}
+			pod := func(i int) *v1.Pod { return benchPod(i, "node-0") }
 			for i := range n {
 				if err := c.AddPod(logger, pod(i)); err != nil {
 					b.Fatal(err)
 				}
 			}
-			snap := internalcache.NewEmptySnapshot()
-			view := NewView(func() *placed.Index { return placed.New() })
-			next := n
-			step := func() {
-				if err := c.AddPod(logger, pod(next)); err != nil {
-					b.Fatal(err)
-				}
-				next++
-				if err := c.UpdateSnapshot(logger, snap); err != nil {
-					b.Fatal(err)
-				}
-			}
-			step()
-			list, err := snap.NodeInfos().List()
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := view.sync(list); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				b.StopTimer()
-				step()
-				b.StartTimer()
-				if err := view.sync(list); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchSync(b, logger, c, func(k int) *v1.Pod { return pod(n + k) })
 		})
 	}
 }
@@ -409,8 +376,7 @@ func BenchmarkSyncBusyNode(b *testing.B) {
 // BenchmarkSyncOneNodeChanged syncs the view of a cluster of nodes=N
 // nodes, one placed pod on each, after one more pod is bound to one of
 // them: what every scheduling cycle of a large cluster pays to find the
-// node the previous cycle's pod changed. The cache's own update and
-// snapshot are not timed.
+// node the previous cycle's pod changed.
 func BenchmarkSyncOneNodeChanged(b *testing.B) {
 	metrics.Register()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -419,11 +385,7 @@ func BenchmarkSyncOneNodeChanged(b *testing.B) {
 	for _, nodes := range []int{500, 5000} {
 		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
 			c := internalcache.New(ctx, nil, false, false)
-			pod := func(i int) *v1.Pod {
-				node := fmt.Sprintf("node-%d", i%nodes)
-				return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("p%d", i), Namespace: "ns", UID: types.UID(fmt.Sprintf("uid-%d", i)),
-					Labels: map[string]string{"color": "green"}}, Spec: v1.PodSpec{NodeName: node}}
-			}
+			pod := func(i int) *v1.Pod { return benchPod(i, fmt.Sprintf("node-%d", i%nodes)) }
 			for i := range nodes {
 				name := fmt.Sprintf("node-%d", i)
 				c.AddNode(logger, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name, "zone": fmt.Sprintf("zone-%d", i%3)}}})
@@ -431,37 +393,51 @@ func BenchmarkSyncOneNodeChanged(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			snap := internalcache.NewEmptySnapshot()
-			view := NewView(func() *placed.Index { return placed.New() })
-			next := nodes
-			step := func() {
-				if err := c.AddPod(logger, pod(next*7919)); err != nil {
-					b.Fatal(err)
-				}
-				next++
-				if err := c.UpdateSnapshot(logger, snap); err != nil {
-					b.Fatal(err)
-				}
-			}
-			step()
-			list, err := snap.NodeInfos().List()
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := view.sync(list); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				b.StopTimer()
-				step()
-				b.StartTimer()
-				if err := view.sync(list); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchSync(b, logger, c, func(k int) *v1.Pod { return pod((nodes + k) * 7919) })
 		})
+	}
+}
+
+// benchPod returns the placed pod numbered i, bound to node.
+func benchPod(i int, node string) *v1.Pod {
+	return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("p%d", i), Namespace: "ns", UID: types.UID(fmt.Sprintf("uid-%d", i)),
+		Labels: map[string]string{"color": "green"}}, Spec: v1.PodSpec{NodeName: node}}
+}
+
+// benchSync times a view's sync with c's snapshot after each pod that
+// more returns (the k-th pod added, from 0) is added to c; the cache's
+// own update and snapshot are not timed.
+func benchSync(b *testing.B, logger klog.Logger, c internalcache.Cache, more func(k int) *v1.Pod) {
+	b.Helper()
+	snap := internalcache.NewEmptySnapshot()
+	view := NewView(func() *placed.Index { return placed.New() })
+	k := 0
+	step := func() {
+		if err := c.AddPod(logger, more(k)); err != nil {
+			b.Fatal(err)
+		}
+		k++
+		if err := c.UpdateSnapshot(logger, snap); err != nil {
+			b.Fatal(err)
+		}
+	}
+	step()
+	list, err := snap.NodeInfos().List()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := view.sync(list); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		step()
+		b.StartTimer()
+		if err := view.sync(list); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

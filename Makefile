@@ -147,7 +147,8 @@ K8S_PERF_DIR = $(shell cd kube && $(GO) list -m -f '{{.Dir}}' k8s.io/kubernetes)
 PERF_TMPDIR      ?= /tmp
 
 PERF_OUT   = $(abspath $(PERF_RESULTS))
-PERF_ENV   = PATH="$(BIN):$$PATH" TMPDIR=$(PERF_TMPDIR) $(PERF_SUITE_ENV)
+PERF_ENV   = PATH="$(BIN):$$PATH" TMPDIR=$(PERF_TMPDIR) $(PERF_SUITE_ENV) \
+	$(if $(PERF_LONG_HOURS),AFFINITYQ_PERF_PODS_TIMEOUT=$(PERF_LONG_HOURS)h)
 perf_cases = $(if $(filter all,$(1)),.*,$(1))
 PERF_BENCH = ^BenchmarkPerfScheduling$$/^profile=($(PERF_PROFILES))$$/^($(call perf_cases,$(PERF_CASES)))$$/^($(PERF_WORKLOADS))$$
 PERF_PROF_BENCH = ^BenchmarkPerfScheduling$$/^profile=($(PERF_PROFILES))$$/^($(call perf_cases,$(PERF_PROF_CASES)))$$/^($(PERF_PROF_WORKLOADS))$$
@@ -159,13 +160,27 @@ PERF_FLAGS = -test.run='^$$' -test.benchtime=1x -test.count=1 -test.timeout=$(PE
 	-perf-scheduling-label-filter='$(PERF_LABELS)'
 PERF_UNITS = .unit:(SchedulingThroughput/Average OR SchedulingThroughput/Perc50 OR SchedulingThroughput/Perc90 OR SchedulingDuration/Duration OR runtime_seconds)
 
-.PHONY: etcd perf perf-build perf-runs perf-cpuprofile perf-smoke perf-fallbacks perf-fallbacks-summary perf-placed
+.PHONY: etcd perf perf-build perf-long-build perf-runs perf-cpuprofile perf-smoke perf-fallbacks perf-fallbacks-summary perf-placed
 
 etcd: ## build bin/etcd: etcd v3.7.0 (what k8s.io/kubernetes v1.37.2 requires) from the Go module proxy
 	cd kube && $(GO) build -o $(BIN)/etcd ./cmd/etcd
 
 perf-build: ## build bin/perf.test, the scheduler_perf suite (kube/perf)
 	cd kube && $(GO) test -c -o $(BIN)/perf.test ./perf
+
+# PERF_LONG_HOURS=N, for a one-off run of a profile that needs hours (the
+# default plugins on PodAdd/10000Pods): the perf targets run
+# bin/perf-long.test, the suite built against a copy of upstream's harness
+# whose fixed waits (30 minutes a workload, 10 a barrier) are N hours
+# (scripts/perf-long-build), with the createPods waits N hours too, e.g.
+#   make perf-runs PERF_LONG_HOURS=4 PERF_COUNT=1 PERF_PROFILES=default \
+#     PERF_CASES=PodAdd PERF_SIZES=10000
+PERF_LONG_HOURS ?=
+PERF_TEST  = $(BIN)/perf$(if $(PERF_LONG_HOURS),-long).test
+PERF_BUILD = $(if $(PERF_LONG_HOURS),perf-long-build,perf-build)
+perf-long-build: etcd
+	@[ -n "$(PERF_LONG_HOURS)" ] || { echo "perf-long-build: set PERF_LONG_HOURS"; exit 1; }
+	GO=$(GO) WAIT='$(PERF_LONG_HOURS)*time.Hour' WORK=$(BIN)/perf-long scripts/perf-long-build $(BIN)/perf-long.test
 
 perf: etcd perf-build perf-runs perf-cpuprofile ## scheduler_perf, default vs affinityq: PERF_COUNT rounds of every workload at PERF_SIZES, then a CPU-profiled round; results in PERF_RESULTS
 	$(GO) run $(BENCHSTAT) -col /profile -filter '$(PERF_UNITS)' $(PERF_RESULTS)/perf.txt | tee $(PERF_RESULTS)/benchstat.txt
@@ -182,14 +197,14 @@ perf: etcd perf-build perf-runs perf-cpuprofile ## scheduler_perf, default vs af
 # answers.<plugin>/op, fallbacks.<plugin>.<reason>/op for each series that
 # grew). make perf-fallbacks-summary tabulates them.
 PERF_ORDER ?=
-perf-runs: etcd perf-build
+perf-runs: etcd $(PERF_BUILD)
 	rm -rf $(PERF_RESULTS)/raw $(PERF_RESULTS)/logs $(PERF_RESULTS)/perf.txt
 	mkdir -p $(PERF_RESULTS)/raw $(PERF_RESULTS)/logs
 	@for i in $$(seq $(PERF_COUNT)); do \
 		order='$(PERF_ORDER)'; \
 		[ -n "$$order" ] || if [ $$((i % 2)) -eq 1 ]; then order=default,affinityq; else order=affinityq,default; fi; \
 		echo "perf: round $$i of $(PERF_COUNT), $$order: $(PERF_BENCH)"; \
-		(cd kube/perf && $(PERF_ENV) AFFINITYQ_PERF_ORDER=$$order ARTIFACTS=$(PERF_OUT)/logs $(BIN)/perf.test $(PERF_FLAGS) \
+		(cd kube/perf && $(PERF_ENV) AFFINITYQ_PERF_ORDER=$$order ARTIFACTS=$(PERF_OUT)/logs $(PERF_TEST) $(PERF_FLAGS) \
 			-test.bench='$(PERF_BENCH)' -data-items-dir=$(PERF_OUT)/raw) \
 			> $(PERF_RESULTS)/round-$$i.txt 2>&1 || { tail -n 50 $(PERF_RESULTS)/round-$$i.txt; exit 1; }; \
 		grep -h '^Benchmark' $(PERF_RESULTS)/round-$$i.txt | cut -c1-160; \
@@ -203,10 +218,10 @@ perf-runs: etcd perf-build
 # and pprof -top: flat, cumulative, and cumulative within the scheduler (the
 # profile is the whole test process: kube-apiserver, informers and harness
 # too; etcd runs apart and is not in it).
-perf-cpuprofile: etcd perf-build
+perf-cpuprofile: etcd $(PERF_BUILD)
 	rm -rf $(PERF_RESULTS)/cpu
 	mkdir -p $(PERF_RESULTS)/cpu $(PERF_RESULTS)/logs
-	(cd kube/perf && $(PERF_ENV) ARTIFACTS=$(PERF_OUT)/logs $(BIN)/perf.test $(PERF_FLAGS) -perf-cpuprofile \
+	(cd kube/perf && $(PERF_ENV) ARTIFACTS=$(PERF_OUT)/logs $(PERF_TEST) $(PERF_FLAGS) -perf-cpuprofile \
 		-test.bench='$(PERF_PROF_BENCH)' -data-items-dir=$(PERF_OUT)/cpu) > $(PERF_RESULTS)/cpu/run.txt 2>&1 \
 		|| { tail -n 50 $(PERF_RESULTS)/cpu/run.txt; exit 1; }
 	@for f in $(PERF_RESULTS)/cpu/*-cpu.prof; do \

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
@@ -240,6 +241,32 @@ func TestOrderedProfiles(t *testing.T) {
 		}
 		if diff := cmp.Diff(tc.want, names(got)); diff != "" {
 			t.Errorf("%s=%q: order (-want +got):\n%s", orderEnv, tc.env, diff)
+		}
+	}
+}
+
+func TestPodsTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		env  string
+		want time.Duration
+		err  bool
+	}{
+		{env: "", want: podsSchedulingTimeout},
+		{env: "4h", want: 4 * time.Hour},
+		{env: "90m", want: 90 * time.Minute},
+		{env: "0s", err: true},
+		{env: "-1h", err: true},
+		{env: "four hours", err: true},
+	} {
+		t.Setenv(podsTimeoutEnv, tc.env)
+		got, err := podsTimeout()
+		switch {
+		case tc.err && err == nil:
+			t.Errorf("%s=%q: %v, want an error", podsTimeoutEnv, tc.env, got)
+		case tc.err && !strings.HasPrefix(err.Error(), "perf: "+podsTimeoutEnv):
+			t.Errorf("%s=%q: error %q, want one prefixed %q", podsTimeoutEnv, tc.env, err, "perf: "+podsTimeoutEnv)
+		case !tc.err && (err != nil || got != tc.want):
+			t.Errorf("%s=%q: %v, %v, want %v", podsTimeoutEnv, tc.env, got, err, tc.want)
 		}
 	}
 }

@@ -25,6 +25,25 @@ const performanceConfig = "config/performance-config.yaml"
 // would fail it anyway. Barriers keep their fixed 10 minutes.
 const podsSchedulingTimeout = 30 * time.Minute
 
+// podsTimeoutEnv replaces podsSchedulingTimeout (a Go duration), for the
+// one-off runs of a profile that needs hours, in a suite built with the
+// harness's own fixed waits raised as well (make perf-long-build).
+const podsTimeoutEnv = "AFFINITYQ_PERF_PODS_TIMEOUT"
+
+// podsTimeout returns the createPods wait: podsTimeoutEnv's, or
+// podsSchedulingTimeout.
+func podsTimeout() (time.Duration, error) {
+	v := os.Getenv(podsTimeoutEnv)
+	if v == "" {
+		return podsSchedulingTimeout, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("perf: %s=%q: want a duration > 0", podsTimeoutEnv, v)
+	}
+	return d, nil
+}
+
 // A profile is one way to run every workload: a scheduler configuration.
 type profile struct {
 	// name is the sub-benchmark's profile=<name>, the harness's topic name
@@ -135,6 +154,10 @@ func BenchmarkPerfScheduling(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	timeout, err := podsTimeout()
+	if err != nil {
+		b.Fatal(err)
+	}
 	suiteName := "affinityq"
 	if dir != "" {
 		suiteName = filepath.Base(dir)
@@ -167,7 +190,7 @@ func BenchmarkPerfScheduling(b *testing.B) {
 			if dir != "" {
 				b.Chdir(dir) // the suite's template paths are relative to it; restored after the sub-benchmark
 			}
-			opts := []perf.SchedulerPerfOption{perf.WithPodsSchedulingTimeout(podsSchedulingTimeout)}
+			opts := []perf.SchedulerPerfOption{perf.WithPodsSchedulingTimeout(timeout)}
 			if p.wrapped {
 				opts = append(opts, perf.WithPrepareFn(newCycleRecorder(suiteName, p.name, run, itemsDir).prepare))
 			}

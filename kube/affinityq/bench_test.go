@@ -79,11 +79,11 @@ func queueBench(b *testing.B) (context.Context, klog.Logger) {
 	return ctx, logger
 }
 
-// parkedQueues returns two kube-scheduler PriorityQueues of the README
+// parkedQueues returns the scheduler and two of its PriorityQueues of the README
 // configuration holding pending in the unschedulable pool, rejected as rj
 // picks, and their hint counters: "on" with the wrappers' registrations as
 // they are (pre-hints and gated hints), "off" with the in-tree hints alone.
-func parkedQueues(ctx context.Context, b *testing.B, pending []*v1.Pod, rj map[string]rejecters) (map[string]*queue.PriorityQueue, map[string]*hintCounter) {
+func parkedQueues(ctx context.Context, b *testing.B, pending []*v1.Pod, rj map[string]rejecters) (*scheduler, map[string]*queue.PriorityQueue, map[string]*hintCounter) {
 	logger := klog.FromContext(ctx)
 	s := newScheduler(b, readmeConfig(b), benchObjects(pending)...)
 	var with, without hintCounter
@@ -97,12 +97,12 @@ func parkedQueues(ctx context.Context, b *testing.B, pending []*v1.Pod, rj map[s
 		for _, p := range pending {
 			q.Add(ctx, p)
 		}
-		park(b, logger, q, 0, rj)
+		s.park(b, logger, q, 0, rj)
 		if got := len(q.UnschedulablePods()); got != len(pending) {
 			b.Fatalf("%d pods parked, want %d", got, len(pending))
 		}
 	}
-	return queues, map[string]*hintCounter{"on": &with, "off": &without}
+	return s, queues, map[string]*hintCounter{"on": &with, "off": &without}
 }
 
 // BenchmarkQueueEvent measures kube-scheduler's PriorityQueue handling one
@@ -128,7 +128,7 @@ func BenchmarkQueueEvent(b *testing.B) {
 
 	pending, partners := benchPartners(n)
 	rj := map[string]rejecters{v1.DefaultSchedulerName: {affinity: affinityq.InterPodAffinityName}}
-	queues, counters := parkedQueues(ctx, b, pending, rj)
+	s, queues, counters := parkedQueues(ctx, b, pending, rj)
 
 	blue := &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns0", Name: "blue", UID: "blue", Labels: map[string]string{"color": "blue-a"}},
@@ -166,7 +166,7 @@ func BenchmarkQueueEvent(b *testing.B) {
 						q.MoveAllToActiveOrBackoffQueue(logger, framework.EventAssignedPodAdd, nil, partner, nil)
 						b.StopTimer()
 						moves += len(q.PodsInActiveQ()) + len(q.PodsInBackoffQ())
-						park(b, logger, q, ops+1, rj)
+						s.park(b, logger, q, ops+1, rj)
 						b.StartTimer()
 					case "delete":
 						b.StopTimer()
@@ -175,7 +175,7 @@ func BenchmarkQueueEvent(b *testing.B) {
 						q.MoveAllToActiveOrBackoffQueue(logger, framework.EventAssignedPodDelete, gone, nil, nil)
 						b.StopTimer()
 						moves += len(q.PodsInActiveQ()) + len(q.PodsInBackoffQ())
-						park(b, logger, q, ops+1, rj)
+						s.park(b, logger, q, ops+1, rj)
 						b.StartTimer()
 					case "relabel":
 						old, cur := blue, blueB
@@ -222,7 +222,7 @@ func BenchmarkQueueEventAvoided(b *testing.B) {
 		}
 	}
 	rj := map[string]rejecters{v1.DefaultSchedulerName: {affinity: affinityq.InterPodAffinityName}}
-	queues, counters := parkedQueues(ctx, b, pending, rj)
+	_, queues, counters := parkedQueues(ctx, b, pending, rj)
 	for _, pre := range []string{"off", "on"} {
 		q, c := queues[pre], counters[pre]
 		b.Run("pods="+strconv.Itoa(n)+"/prehint="+pre, func(b *testing.B) {

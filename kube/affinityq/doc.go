@@ -65,6 +65,16 @@
 // wrapper serves (other profiles, other schedulers) are always returned,
 // so that their plugins are asked about them as before.
 //
+// Of its own pending pods a wrapper names only those it has rejected: a
+// pod is in kube-scheduler's unschedulable pool with the wrapper among
+// its rejectors only after a cycle in which the wrapper's PreFilter or
+// Filter rejected it, and the queue asks a plugin's hint only about the
+// parked pods the plugin rejected. The wrapper marks the pod in that
+// cycle, before the pod can be parked; a mark lasts while the pod is
+// pending. So the pods still waiting in activeQ for their first attempt
+// (a burst of replicas whose affinity every one of them satisfies) are
+// not named on every placement.
+//
 // # When the queue does not narrow
 //
 // For a declined event the queue calls the wrapper's QueueingHintFn for

@@ -111,8 +111,10 @@ func (rj rejecters) pick(p *v1.Pod, step int) sets.Set[string] {
 }
 
 // park pops every pod of activeQ and backoffQ and puts it back in the
-// unschedulable pool, rejected by the plugins rejecters picks.
-func park(t testing.TB, logger klog.Logger, q *queue.PriorityQueue, step int, rj map[string]rejecters) {
+// unschedulable pool, rejected by the plugins rejecters picks; the wrappers
+// among them mark the pod rejected, as their PreFilter or Filter does in
+// the cycle that rejects it.
+func (s *scheduler) park(t testing.TB, logger klog.Logger, q *queue.PriorityQueue, step int, rj map[string]rejecters) {
 	t.Helper()
 	// Listing the queues costs their length: count once, then pop that many.
 	for n := len(q.PodsInActiveQ()) + len(q.PodsInBackoffQ()); n > 0; n-- {
@@ -125,6 +127,9 @@ func park(t testing.TB, logger klog.Logger, q *queue.PriorityQueue, step int, rj
 			t.Fatalf("Pop returned a %T", e)
 		}
 		pi.UnschedulablePlugins = rj[pi.Pod.Spec.SchedulerName].pick(pi.Pod, step)
+		for name := range pi.UnschedulablePlugins {
+			s.reject(t, pi.Pod, name)
+		}
 		if err := q.AddUnschedulablePodIfNotPresent(logger, pi, q.SchedulingCycle()); err != nil {
 			t.Fatalf("AddUnschedulablePodIfNotPresent: %v", err)
 		}
@@ -202,8 +207,8 @@ func checkEquality(t *testing.T, cfg string, rj map[string]rejecters, nPods, nEv
 		qw.Add(ctx, p)
 		qo.Add(ctx, p)
 	}
-	park(t, logger, qw, 0, rj)
-	park(t, logger, qo, 0, rj)
+	s.park(t, logger, qw, 0, rj)
+	s.park(t, logger, qo, 0, rj)
 	if got := len(qw.UnschedulablePods()); got != nPods {
 		t.Fatalf("%d pods parked, want %d", got, nPods)
 	}
@@ -227,8 +232,8 @@ func checkEquality(t *testing.T, cfg string, rj map[string]rejecters, nPods, nEv
 			}
 			movedTotal += len(mw)
 		}
-		park(t, logger, qw, step, rj)
-		park(t, logger, qo, step, rj)
+		s.park(t, logger, qw, step, rj)
+		s.park(t, logger, qo, step, rj)
 	}
 	t.Logf("%d events over %d pods: %d pods moved; hint calls %d without pre-hints, %d with; pre-hints: %d narrowed (%.1f pods each), %d all pods",
 		nEvents, nPods, movedTotal, without.hints.Load(), with.hints.Load(),

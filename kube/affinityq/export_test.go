@@ -3,7 +3,10 @@ package affinityq
 import (
 	"context"
 
+	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/affinityq/affinityq/index"
 
 	"github.com/affinityq/affinityq/kube/internal/requeue"
 )
@@ -63,4 +66,22 @@ func UngatedEventsToRegister(ctx context.Context, ext fwk.EnqueueExtensions) ([]
 		return pl.eventsToRegister(ctx, false)
 	}
 	return ext.EventsToRegister(ctx)
+}
+
+// MarkRejected records, for tests, that the wrapper named plugin rejected
+// pod in a scheduling cycle, as its PreFilter or Filter does, and reports
+// whether the tracker marked it; other names are ignored (true).
+func (p *Plugins) MarkRejected(pod *v1.Pod, plugin string) bool {
+	p.mu.Lock()
+	t := p.tracker
+	p.mu.Unlock()
+	switch {
+	case t == nil:
+		return false
+	case plugin == InterPodAffinityName:
+		return t.MarkRejected(pod, index.InterPodAffinity)
+	case plugin == PodTopologySpreadName:
+		return t.MarkRejected(pod, index.PodTopologySpread)
+	}
+	return true
 }

@@ -53,6 +53,8 @@ func TestHintGate(t *testing.T) {
 	red, blue := pending("red", "red"), pending("blue", "blue")
 	s := newScheduler(t, readmeConfig(t), red, blue)
 	s.start(t)
+	s.reject(t, red, affinityq.InterPodAffinityName)
+	s.reject(t, blue, affinityq.InterPodAffinityName)
 	ext := wrapperOf(t, s.frameworks[v1.DefaultSchedulerName], affinityq.InterPodAffinityName)
 	gated := hintOf(t, ext, framework.EventAssignedPodDelete, func(ctx context.Context, ext fwk.EnqueueExtensions) ([]fwk.ClusterEventWithHint, error) {
 		return ext.EventsToRegister(ctx)
@@ -111,6 +113,7 @@ func TestHintGate(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+	s.reject(t, crimson, affinityq.InterPodAffinityName)
 	check(blocker, crimson, fwk.Queue, 0, 1)
 	check(blocker, blue, fwk.QueueSkip, 1, 0)
 }

@@ -143,6 +143,15 @@ func (s *scheduler) hintMaps(ctx context.Context, t testing.TB, events func(cont
 
 // start starts the informers and waits until the tracker has caught up
 // with them.
+// reject marks pod rejected by the wrapper named plugin, as its PreFilter
+// or Filter does in a cycle that rejects it (other names: nothing).
+func (s *scheduler) reject(t testing.TB, pod *v1.Pod, plugin string) {
+	t.Helper()
+	if !s.plugins.MarkRejected(pod, plugin) {
+		t.Fatalf("%s/%s not marked rejected by %s: not a pending pod of the store", pod.Namespace, pod.Name, plugin)
+	}
+}
+
 func (s *scheduler) start(t testing.TB) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())

@@ -49,6 +49,7 @@ func TestPreHintMetrics(t *testing.T) {
 		}}}}}}
 	s := buildScheduler(t, wrappersOnly, internalcache.NewEmptySnapshot(), []affinityq.Option{affinityq.WithSelfCheck(1)}, web)
 	s.start(t)
+	s.reject(t, web, affinityq.InterPodAffinityName)
 	add := preHintOf(t, s.frameworks[v1.DefaultSchedulerName], affinityq.InterPodAffinityName, framework.EventAssignedPodAdd)
 	logger := klog.Logger(logr.Discard())
 	partner := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "db", UID: "db", Labels: map[string]string{"app": "db"}}, Spec: v1.PodSpec{NodeName: "n"}}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -56,6 +57,11 @@ type plugin struct {
 	resizeDeferred bool
 
 	hits sync.Pool // *[]index.Hit[*v1.Pod] lookup buffers
+
+	// marked is the last pod object whose rejection the tracker recorded
+	// (markRejected): a cycle's Filter calls reject a pod on many nodes,
+	// in parallel, and one mark is enough.
+	marked atomic.Pointer[v1.Pod]
 }
 
 var (
@@ -75,6 +81,26 @@ func (pl *plugin) Name() string { return pl.name }
 // the placed index (see Scheduling cycle in the package documentation) or
 // delegates.
 func (pl *plugin) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	res, status := pl.preFilter(ctx, state, pod, nodes)
+	pl.markRejected(pod, status)
+	return res, status
+}
+
+// markRejected records in the tracker that the wrapper rejected pod, if
+// status is a rejection: kube-scheduler then counts the wrapper among the
+// pod's rejectors, and only such pods may need its hints (see
+// Tracker.MarkRejected). It runs before the cycle ends, so before the pod
+// can be in the unschedulable pool.
+func (pl *plugin) markRejected(pod *v1.Pod, status *fwk.Status) {
+	if !status.IsRejected() || pod == nil || pl.marked.Load() == pod {
+		return
+	}
+	if pl.tracker.MarkRejected(pod, pl.rules) {
+		pl.marked.Store(pod)
+	}
+}
+
+func (pl *plugin) preFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	pl.tracker.Confirm(pod)
 	if noState(state) {
 		if pl.deferred(pod) {
@@ -187,6 +213,12 @@ func (pl *plugin) RemovePod(ctx context.Context, state fwk.CycleState, pod *v1.P
 // state it answers as the in-tree plugin does before reading one: Success
 // for a pod whose resize is deferred, else an Error.
 func (pl *plugin) Filter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) *fwk.Status {
+	status := pl.filter(ctx, state, pod, nodeInfo)
+	pl.markRejected(pod, status)
+	return status
+}
+
+func (pl *plugin) filter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) *fwk.Status {
 	if noState(state) {
 		if pl.deferred(pod) {
 			return nil

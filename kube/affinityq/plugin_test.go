@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -298,6 +299,13 @@ func TestPreQueueingHintAllPods(t *testing.T) {
 	assigned := func(labels map[string]string) *v1.Pod {
 		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "q", UID: "q", Labels: labels}, Spec: v1.PodSpec{NodeName: "n"}}
 	}
+	// A pending pod the wrapper has not rejected cannot be parked with it
+	// among its rejectors: the pre-hint does not name it.
+	got, err := add(logger, nil, assigned(map[string]string{"app": "db"}))
+	if err != nil || got.AllPods || len(got.Pods) != 0 {
+		t.Errorf("partner added, web never rejected: %+v, %v; want no pod named", got, err)
+	}
+	s.reject(t, web, affinityq.InterPodAffinityName)
 	badAnti := assigned(nil)
 	badAnti.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
 		LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "k", Operator: metav1.LabelSelectorOpIn}}},
@@ -390,4 +398,52 @@ func TestFactories(t *testing.T) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.wantErr)
 		}
 	}
+}
+
+// TestRejectionMarks: the affinity wrapper's Filter rejecting a pod is what
+// makes its pre-hint name the pod (Tracker.MarkRejected); before, the pod
+// cannot be parked with the wrapper among its rejectors and is not named.
+func TestRejectionMarks(t *testing.T) {
+	web := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", UID: "web"}, Spec: v1.PodSpec{SchedulerName: v1.DefaultSchedulerName,
+		Affinity: &v1.Affinity{PodAffinity: &v1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, TopologyKey: "zone",
+		}}}}}}
+	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{"zone": "a", v1.LabelHostname: "n"}}}
+	s := newSchedulerWithSnapshot(t, wrappersOnly, internalcache.NewSnapshot(nil, []*v1.Node{node}), web)
+	s.start(t)
+	fw := s.frameworks[v1.DefaultSchedulerName]
+	add := preHintOf(t, fw, affinityq.InterPodAffinityName, framework.EventAssignedPodAdd)
+	db := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "db", UID: "db", Labels: map[string]string{"app": "db"}}, Spec: v1.PodSpec{NodeName: "n"}}
+	logger := klog.Logger(logr.Discard())
+	named := func(what string, want ...types.NamespacedName) {
+		t.Helper()
+		got, err := add(logger, nil, db)
+		if err != nil || got.AllPods {
+			t.Fatalf("%s: %+v, %v", what, got, err)
+		}
+		if diff := cmp.Diff(want, got.Pods, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: pods named (-want +got):\n%s", what, diff)
+		}
+	}
+	named("web never attempted")
+
+	pl, ok := wrapperOf(t, fw, affinityq.InterPodAffinityName).(fwk.FilterPlugin)
+	if !ok {
+		t.Fatal("the affinity wrapper is not a Filter plugin")
+	}
+	pre := pl.(fwk.PreFilterPlugin)
+	ctx := context.Background()
+	infos, err := fw.SnapshotSharedLister().NodeInfos().List()
+	if err != nil || len(infos) != 1 {
+		t.Fatalf("node infos %v, %v", infos, err)
+	}
+	state := framework.NewCycleState()
+	if _, st := pre.PreFilter(ctx, state, web, infos); !st.IsSuccess() {
+		t.Fatalf("PreFilter: %v", st)
+	}
+	named("web through PreFilter, not yet rejected")
+	if st := pl.Filter(ctx, state, web, infos[0]); !st.IsRejected() {
+		t.Fatalf("Filter: %v, want a rejection (no db pod in zone a)", st)
+	}
+	named("web rejected by Filter", types.NamespacedName{Namespace: "ns", Name: "web"})
 }

@@ -41,9 +41,10 @@ type Tracker struct {
 	spreadMatchLabelKeys bool
 	logger               klog.Logger
 
-	// mu serialises syncs and protects served, foreign and relabelled. Lock
-	// order: mu, then the pod informer's store (through lister), then the
-	// index's locks, then marksMu.
+	// mu serialises syncs and MarkRejected and protects served, foreign
+	// and relabelled. Lock order: mu, then the pod informer's store
+	// (through lister), then the index's locks, then marksMu or
+	// rejectedMu.
 	mu         sync.Mutex
 	served     map[string]bool
 	foreign    map[types.UID]foreignPod
@@ -54,11 +55,19 @@ type Tracker struct {
 	marksMu sync.Mutex
 	dirty   map[types.UID]dirtyMark
 
+	// rejectedMu protects rejected: the rules of the wrappers that have
+	// rejected each pending pod in a scheduling cycle (MarkRejected). It is
+	// taken inside mu or alone (Candidates); no other lock is taken while
+	// holding it.
+	rejectedMu sync.RWMutex
+	rejected   map[types.UID]index.RuleSet
+
 	statsAt atomic.Int64 // when recordStats last ran, in Unix nanoseconds
 
 	// gen counts the changes that can change what Candidates returns: of
-	// the store's pending pods (markDirty), of the index, of relabelled, and
-	// of namespaces, whose labels namespaceSelector terms read at lookup.
+	// the store's pending pods (markDirty), of the index, of relabelled and
+	// rejected, and of namespaces, whose labels namespaceSelector terms
+	// read at lookup.
 	gen atomic.Uint64
 }
 
@@ -92,6 +101,7 @@ func New(factory informers.SharedInformerFactory, spreadMatchLabelKeys bool, log
 		foreign:              map[types.UID]foreignPod{},
 		relabelled:           map[types.UID]types.NamespacedName{},
 		dirty:                map[types.UID]dirtyMark{},
+		rejected:             map[types.UID]index.RuleSet{},
 	}
 	inf := podInformer.Informer()
 	// The indexer is the only hook the informer calls synchronously with a
@@ -233,6 +243,44 @@ func (t *Tracker) removeLocked(uid types.UID) {
 	t.marksMu.Lock()
 	delete(t.dirty, uid)
 	t.marksMu.Unlock()
+	t.rejectedMu.Lock()
+	delete(t.rejected, uid)
+	t.rejectedMu.Unlock()
+}
+
+// MarkRejected records that the wrappers of rules rejected pod in a
+// scheduling cycle (their PreFilter or a Filter answered other than
+// Success), before kube-scheduler can have put it in its unschedulable
+// pool with them among its rejectors. Candidates names, for rules, only
+// the indexed pods so marked: a pending pod no wrapper of rules has
+// rejected is in activeQ or backoffQ, or parked by other plugins, and the
+// queue asks a plugin's hint only about the parked pods it rejected. The
+// mark lasts while the pod is pending; a pod the store does not hold
+// pending (deleted or bound while its cycle ran) is not marked. It reports
+// whether the pod is marked.
+func (t *Tracker) MarkRejected(pod *v1.Pod, rules index.RuleSet) bool {
+	if pod == nil || rules == 0 {
+		return false
+	}
+	t.rejectedMu.RLock()
+	has := t.rejected[pod.UID]
+	t.rejectedMu.RUnlock()
+	if has&rules == rules {
+		return true
+	}
+	// Under mu, so that a sync that forgets the pod comes wholly before or
+	// after.
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	cur, err := t.lister.Pods(pod.Namespace).Get(pod.Name)
+	if err != nil || cur.UID != pod.UID || !pending(cur) {
+		return false
+	}
+	t.rejectedMu.Lock()
+	t.rejected[pod.UID] |= rules
+	t.rejectedMu.Unlock()
+	t.gen.Add(1)
+	return true
 }
 
 // clearDirty removes the dirty mark of uid if the store's object pod caused
@@ -293,11 +341,13 @@ func (t *Tracker) Generation() uint64 { return t.gen.Load() }
 
 // Candidates returns the pending pods an event may affect under rules:
 // the index's hits whose rules for the event (narrowingRules) intersect
-// rules, and every foreign, dirty or relabelled pod. Names may repeat.
+// rules, of the pods a wrapper of rules rejected (MarkRejected), and every
+// foreign, dirty or relabelled pod. Names may repeat.
 func (t *Tracker) Candidates(ev *index.Event, rules index.RuleSet, buf []index.Hit[*v1.Pod]) ([]types.NamespacedName, []index.Hit[*v1.Pod]) {
 	start := time.Now()
 	buf = t.lookup(buf[:0], ev, narrowsTo(ev.Kind, rules))
 	indexLookupDuration.WithLabelValues(ev.Kind.String()).Observe(time.Since(start).Seconds())
+	buf = t.keepRejected(buf, rules)
 	t.mu.Lock()
 	n := len(t.foreign) + len(t.relabelled)
 	t.marksMu.Lock()
@@ -321,6 +371,21 @@ func (t *Tracker) Candidates(ev *index.Event, rules index.RuleSet, buf []index.H
 	t.marksMu.Unlock()
 	clear(buf)
 	return out, buf[:0]
+}
+
+// keepRejected keeps, of hits, the pods a wrapper of rules has rejected
+// (MarkRejected), in place.
+func (t *Tracker) keepRejected(hits []index.Hit[*v1.Pod], rules index.RuleSet) []index.Hit[*v1.Pod] {
+	t.rejectedMu.RLock()
+	defer t.rejectedMu.RUnlock()
+	out := hits[:0]
+	for _, h := range hits {
+		if t.rejected[h.Pod.UID]&rules != 0 {
+			out = append(out, h)
+		}
+	}
+	clear(hits[len(out):])
+	return out
 }
 
 // narrowingRules returns, of a pod's Relation and Transition rules for an

@@ -59,6 +59,15 @@ func names(t *testing.T, tr *Tracker, app string) []string {
 	return slices.Compact(out)
 }
 
+// reject marks pod rejected by both wrappers (Tracker.MarkRejected), as
+// their PreFilter or Filter does in a cycle that rejects it.
+func reject(t *testing.T, tr *Tracker, pod *v1.Pod) {
+	t.Helper()
+	if !tr.MarkRejected(pod, index.InterPodAffinity|index.PodTopologySpread) {
+		t.Fatalf("%s not marked rejected", pod.Name)
+	}
+}
+
 func want(t *testing.T, what string, got []string, w ...string) {
 	t.Helper()
 	if diff := cmp.Diff(w, got); diff != "" {
@@ -82,6 +91,7 @@ func TestTrackerFollowsTheStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	want(t, "before the handler runs", names(t, tr, "other"), "p")
+	reject(t, tr, p1)
 	tr.onPod(p1)
 	validate(t, tr)
 	want(t, "once indexed, for an unrelated pod", names(t, tr, "other"))
@@ -178,6 +188,7 @@ func TestTrackerForeignPods(t *testing.T) {
 			t.Fatal(err)
 		}
 		tr.onPod(p)
+		reject(t, tr, p)
 	}
 	want(t, "a pod of another scheduler and one the index refuses", names(t, tr, "other"), "huge", "other")
 	tr.Serve("other-scheduler")
@@ -256,6 +267,7 @@ func TestCandidatesFollowTheInTreeHints(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr.onPod(p)
+	reject(t, tr, p)
 	assigned := func(app string) *v1.Pod {
 		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "q", UID: "q", Labels: map[string]string{"app": app}}, Spec: v1.PodSpec{NodeName: "n"}}
 	}
@@ -280,4 +292,78 @@ func TestCandidatesFollowTheInTreeHints(t *testing.T) {
 		}
 		want(t, tc.what, gotNames, tc.want...)
 	}
+}
+
+// TestMarkRejected: the index's hits are named only for the wrappers that
+// rejected the pod; a mark changes the generation, outlives updates of the
+// pod, is refused for a pod the store does not hold pending, and goes with
+// the pod.
+func TestMarkRejected(t *testing.T) {
+	tr, store := newTestTracker(t)
+	p := testPod("p", v1.DefaultSchedulerName, nil)
+	if tr.MarkRejected(p, index.InterPodAffinity) {
+		t.Error("marked a pod the store does not hold")
+	}
+	if err := store.Add(p); err != nil {
+		t.Fatal(err)
+	}
+	tr.onPod(p)
+	db := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "q", UID: "q", Labels: map[string]string{"app": "db"}}, Spec: v1.PodSpec{NodeName: "n"}}
+	added := &index.Event{Kind: index.AssignedPodAdd, NewPod: db}
+	named := func(what string, rules index.RuleSet, w ...string) {
+		t.Helper()
+		got, _ := tr.Candidates(added, rules, nil)
+		var out []string
+		for _, n := range got {
+			out = append(out, n.Name)
+		}
+		want(t, what, out, w...)
+	}
+	named("never rejected", index.InterPodAffinity)
+	gen := tr.Generation()
+	if !tr.MarkRejected(p, index.PodTopologySpread) {
+		t.Fatal("not marked")
+	}
+	if tr.Generation() == gen {
+		t.Error("a new mark left the generation as it was")
+	}
+	named("rejected by the other wrapper", index.InterPodAffinity)
+	if !tr.MarkRejected(p, index.InterPodAffinity) {
+		t.Fatal("not marked")
+	}
+	named("rejected", index.InterPodAffinity, "p")
+	gen = tr.Generation()
+	if !tr.MarkRejected(p, index.InterPodAffinity) || tr.Generation() != gen {
+		t.Error("marking again changed the generation or failed")
+	}
+	validate(t, tr)
+
+	relabelled := p.DeepCopy()
+	relabelled.ResourceVersion, relabelled.Labels = "2", map[string]string{"v": "2"}
+	if err := store.Update(relabelled); err != nil {
+		t.Fatal(err)
+	}
+	tr.onPod(relabelled)
+	tr.Confirm(relabelled)
+	named("relabelled", index.InterPodAffinity, "p")
+
+	bound := relabelled.DeepCopy()
+	bound.ResourceVersion, bound.Spec.NodeName = "3", "n1"
+	if err := store.Update(bound); err != nil {
+		t.Fatal(err)
+	}
+	if !tr.MarkRejected(relabelled, index.InterPodAffinity) {
+		t.Error("a marked pod lost its mark before the tracker heard of the bind")
+	}
+	tr.onPod(bound)
+	if tr.MarkRejected(relabelled, index.InterPodAffinity) {
+		t.Error("marked a bound pod")
+	}
+	tr.rejectedMu.RLock()
+	n := len(tr.rejected)
+	tr.rejectedMu.RUnlock()
+	if n != 0 {
+		t.Errorf("%d marks left after the bind, want 0", n)
+	}
+	validate(t, tr)
 }

@@ -11,7 +11,8 @@ import (
 // Validate checks the tracker's invariants against the pod informer's
 // store (see tracker): every pending pod of the store is indexed (served
 // scheduler, its store object as the tag) or foreign (other scheduler),
-// unless dirty; nothing else is indexed, foreign or relabelled. It is meant
+// unless dirty; nothing else is indexed, foreign, relabelled or marked
+// rejected. It is meant
 // for tests, with the informer quiet.
 func (t *Tracker) Validate() error {
 	t.mu.Lock()
@@ -29,7 +30,11 @@ func (t *Tracker) Validate() error {
 	t.marksMu.Unlock()
 	var errs []error
 	indexed := 0
+	pendingUIDs := map[types.UID]bool{}
 	for _, pod := range pods {
+		if pending(pod) {
+			pendingUIDs[pod.UID] = true
+		}
 		dirty := dirtyUIDs[pod.UID]
 		p, inIndex := t.ix.Get(pod.UID)
 		f, inForeign := t.foreign[pod.UID]
@@ -66,6 +71,13 @@ func (t *Tracker) Validate() error {
 			errs = append(errs, fmt.Errorf("requeue: relabelled pod %s is not indexed", uid))
 		}
 	}
+	t.rejectedMu.RLock()
+	for uid := range t.rejected {
+		if !pendingUIDs[uid] {
+			errs = append(errs, fmt.Errorf("requeue: rejected pod %s is not a pending pod of the store", uid))
+		}
+	}
+	t.rejectedMu.RUnlock()
 	if err := t.ix.Validate(); err != nil {
 		errs = append(errs, err)
 	}

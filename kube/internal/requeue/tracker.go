@@ -249,9 +249,11 @@ func (t *Tracker) removeLocked(uid types.UID) {
 }
 
 // MarkRejected records that the wrappers of rules rejected pod in a
-// scheduling cycle (their PreFilter or a Filter answered other than
-// Success), before kube-scheduler can have put it in its unschedulable
-// pool with them among its rejectors. Candidates names, for rules, only
+// scheduling cycle (their PreFilter or a Filter answered Unschedulable,
+// UnschedulableAndUnresolvable or Pending, the codes kube-scheduler counts
+// among a pod's rejectors), before kube-scheduler can have put it in its
+// unschedulable pool with them among its rejectors. Candidates names, for
+// rules, only
 // the indexed pods so marked: a pending pod no wrapper of rules has
 // rejected is in activeQ or backoffQ, or parked by other plugins, and the
 // queue asks a plugin's hint only about the parked pods it rejected. The

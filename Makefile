@@ -142,8 +142,10 @@ PERF_SUITE_ENV   = AFFINITYQ_PERF_CONFIG=$(K8S_PERF_DIR)/$(PERF_SUITE)/performan
 endif
 # Upstream's scheduler_perf suites, in the module cache (read only).
 K8S_PERF_DIR = $(shell cd kube && $(GO) list -m -f '{{.Dir}}' k8s.io/kubernetes)/test/integration/scheduler_perf
-# The harness puts etcd's unix socket under TMPDIR; socket paths are limited
-# to about 108 bytes.
+# The harness puts etcd's data directory and unix socket under TMPDIR
+# (socket paths are limited to about 108 bytes). On a slow disk etcd's
+# fsyncs pace every API write under both profiles; PERF_TMPDIR=/dev/shm
+# keeps etcd's data in memory (BENCHMARKS.md reports which a figure used).
 PERF_TMPDIR      ?= /tmp
 
 PERF_OUT   = $(abspath $(PERF_RESULTS))

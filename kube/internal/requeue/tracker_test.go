@@ -75,6 +75,19 @@ func want(t *testing.T, what string, got []string, w ...string) {
 	}
 }
 
+// stored returns a copy of p at resource version rv, changed by edit, after
+// writing it to store (the informer's cache) without telling the tracker.
+func stored(t *testing.T, store cache.Indexer, p *v1.Pod, rv string, edit func(*v1.Pod)) *v1.Pod {
+	t.Helper()
+	q := p.DeepCopy()
+	q.ResourceVersion = rv
+	edit(q)
+	if err := store.Update(q); err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
 func validate(t *testing.T, tr *Tracker) {
 	t.Helper()
 	if err := tr.Validate(); err != nil {
@@ -99,11 +112,7 @@ func TestTrackerFollowsTheStore(t *testing.T) {
 
 	// A relabelling reaches the store; the handler then runs late, with the
 	// old object: the tracker indexes the store's version.
-	p2 := p1.DeepCopy()
-	p2.ResourceVersion, p2.Labels = "2", map[string]string{"v": "2"}
-	if err := store.Update(p2); err != nil {
-		t.Fatal(err)
-	}
+	p2 := stored(t, store, p1, "2", func(p *v1.Pod) { p.Labels = map[string]string{"v": "2"} })
 	want(t, "relabelled in the store", names(t, tr, "other"), "p")
 	tr.onPod(p1)
 	if got, _ := tr.ix.Get(p1.UID); got.Tag() != p2 {
@@ -117,20 +126,12 @@ func TestTrackerFollowsTheStore(t *testing.T) {
 	validate(t, tr)
 
 	// An update that does not touch the labels leaves no mark.
-	p3 := p2.DeepCopy()
-	p3.ResourceVersion, p3.Annotations = "3", map[string]string{"a": "b"}
-	if err := store.Update(p3); err != nil {
-		t.Fatal(err)
-	}
+	p3 := stored(t, store, p2, "3", func(p *v1.Pod) { p.Annotations = map[string]string{"a": "b"} })
 	tr.onPod(p3)
 	want(t, "annotated", names(t, tr, "other"))
 
 	// Bound: gone from the tracker, whatever notification comes.
-	bound := p3.DeepCopy()
-	bound.ResourceVersion, bound.Spec.NodeName = "4", "n1"
-	if err := store.Update(bound); err != nil {
-		t.Fatal(err)
-	}
+	stored(t, store, p3, "4", func(p *v1.Pod) { p.Spec.NodeName = "n1" })
 	tr.onPod(p3)
 	want(t, "bound", names(t, tr, "db"))
 	if n := tr.ix.Len(); n != 0 {
@@ -338,20 +339,12 @@ func TestMarkRejected(t *testing.T) {
 	}
 	validate(t, tr)
 
-	relabelled := p.DeepCopy()
-	relabelled.ResourceVersion, relabelled.Labels = "2", map[string]string{"v": "2"}
-	if err := store.Update(relabelled); err != nil {
-		t.Fatal(err)
-	}
+	relabelled := stored(t, store, p, "2", func(p *v1.Pod) { p.Labels = map[string]string{"v": "2"} })
 	tr.onPod(relabelled)
 	tr.Confirm(relabelled)
 	named("relabelled", index.InterPodAffinity, "p")
 
-	bound := relabelled.DeepCopy()
-	bound.ResourceVersion, bound.Spec.NodeName = "3", "n1"
-	if err := store.Update(bound); err != nil {
-		t.Fatal(err)
-	}
+	bound := stored(t, store, relabelled, "3", func(p *v1.Pod) { p.Spec.NodeName = "n1" })
 	if !tr.MarkRejected(relabelled, index.InterPodAffinity) {
 		t.Error("a marked pod lost its mark before the tracker heard of the bind")
 	}
